@@ -1,0 +1,53 @@
+// Package credits names what credits are spent on and the billing period
+// they are counted in. The ledger itself lives in the store, where spending
+// is one atomic statement on both engines.
+package credits
+
+import (
+	"errors"
+	"time"
+)
+
+// Feature is the key under which spending is summarised in GET /v1/usage.
+type Feature string
+
+const (
+	SearchCreate      Feature = "search_create"
+	ProfilePosts      Feature = "profile_posts"
+	CompanyPosts      Feature = "company_posts"
+	CompanyComments   Feature = "company_comments"
+	ProfileEnrich     Feature = "profile_enrich"
+	SocialMapping     Feature = "social_mapping"
+	DiscoverCreators  Feature = "discover_creators"
+	SocialTopics      Feature = "social_topics"
+	WorkflowExecution Feature = "workflow_execution"
+)
+
+// Features lists every feature, in the order the usage summary shows them.
+func Features() []Feature {
+	return []Feature{SearchCreate, ProfilePosts, CompanyPosts, CompanyComments, ProfileEnrich,
+		SocialMapping, DiscoverCreators, SocialTopics, WorkflowExecution}
+}
+
+// ErrInsufficient means the balance of the current period cannot cover a spend.
+var ErrInsufficient = errors.New("credits: insufficient credits")
+
+// PeriodStart is the start of the billing period containing t: the first
+// instant of its UTC calendar month.
+func PeriodStart(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// PeriodEnd is the first instant after the billing period containing t.
+func PeriodEnd(t time.Time) time.Time { return PeriodStart(t).AddDate(0, 1, 0) }
+
+// Balance is what an account has in the current period.
+type Balance struct {
+	PeriodStart time.Time
+	Allocation  int64
+	Used        int64
+}
+
+// Remaining is what can still be spent this period.
+func (b Balance) Remaining() int64 { return max(b.Allocation-b.Used, 0) }

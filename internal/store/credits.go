@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/credits"
+)
+
+// Spend takes amount credits from the account's balance for the billing
+// period containing now, and records the spend in the ledger, atomically.
+// allocation is the period's allocation, used when the period's row is
+// created by this spend. A spend the balance cannot cover changes nothing and
+// returns credits.ErrInsufficient.
+func (s *Store) Spend(ctx context.Context, accountID string, feature credits.Feature, amount int64, allocation int64, reference string) (credits.Balance, error) {
+	if amount <= 0 {
+		return credits.Balance{}, fmt.Errorf("store: spend: amount %d must be positive", amount)
+	}
+	now := s.now()
+	period := credits.PeriodStart(now)
+	bal := credits.Balance{PeriodStart: period}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := ensurePeriod(ctx, tx, accountID, period, allocation); err != nil {
+			return err
+		}
+		// The condition and the increment are one statement: on PostgreSQL a
+		// concurrent spend waits for the row lock and re-checks the condition
+		// against the committed value; on SQLite writers are serialised.
+		err := tx.QueryRowContext(ctx,
+			`UPDATE credit_periods SET used = used + $3
+			  WHERE account_id = $1 AND period_start = $2 AND used + $3 <= allocation
+			  RETURNING allocation, used`,
+			accountID, ms(period), amount).Scan(&bal.Allocation, &bal.Used)
+		if errors.Is(err, sql.ErrNoRows) {
+			return credits.ErrInsufficient
+		}
+		if err != nil {
+			return fmt.Errorf("update balance: %w", err)
+		}
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			NewID(), accountID, string(feature), amount, reference, ms(now))
+		if err != nil {
+			return fmt.Errorf("record ledger entry: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return credits.Balance{}, fmt.Errorf("store: spend %d %s credits: %w", amount, feature, err)
+	}
+	return bal, nil
+}
+
+func ensurePeriod(ctx context.Context, tx *sql.Tx, accountID string, period time.Time, allocation int64) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO credit_periods (account_id, period_start, allocation, used) VALUES ($1, $2, $3, 0)
+		 ON CONFLICT (account_id, period_start) DO NOTHING`,
+		accountID, ms(period), allocation)
+	if err != nil {
+		return fmt.Errorf("open credit period: %w", err)
+	}
+	return nil
+}
+
+// Balance returns the account's balance in the current billing period.
+func (s *Store) Balance(ctx context.Context, accountID string, allocation int64) (credits.Balance, error) {
+	period := credits.PeriodStart(s.now())
+	bal := credits.Balance{PeriodStart: period, Allocation: allocation}
+	err := s.read.QueryRowContext(ctx,
+		`SELECT allocation, used FROM credit_periods WHERE account_id = $1 AND period_start = $2`,
+		accountID, ms(period)).Scan(&bal.Allocation, &bal.Used)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return credits.Balance{}, fmt.Errorf("store: balance: %w", err)
+	}
+	return bal, nil
+}
+
+// Usage is what GET /v1/usage reports for one account and period.
+type Usage struct {
+	TotalConsumed  int64
+	ByFeature      map[credits.Feature]int64
+	MonitorsActive int64
+	MonitorsTotal  int64
+	ResultsTotal   int64
+}
+
+// Usage sums the ledger over [from, to) and counts the account's monitors
+// and collected results.
+func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time) (Usage, error) {
+	u := Usage{ByFeature: map[credits.Feature]int64{}}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT feature, SUM(amount) FROM credit_ledger
+		  WHERE account_id = $1 AND created_at >= $2 AND created_at < $3
+		  GROUP BY feature`,
+		accountID, ms(from), ms(to))
+	if err != nil {
+		return Usage{}, fmt.Errorf("store: usage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			f string
+			n int64
+		)
+		if err := rows.Scan(&f, &n); err != nil {
+			return Usage{}, fmt.Errorf("store: usage: %w", err)
+		}
+		u.ByFeature[credits.Feature(f)] = n
+		u.TotalConsumed += n
+	}
+	if err := rows.Err(); err != nil {
+		return Usage{}, fmt.Errorf("store: usage: %w", err)
+	}
+	return u, nil
+}

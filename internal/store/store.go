@@ -1,0 +1,209 @@
+// Package store is Trawl's persistence: plain SQL over database/sql for both
+// SQLite (the embedded default) and PostgreSQL (scale-out). Queries are
+// written once where the engines agree; where they differ, both versions sit
+// side by side behind one method.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Dialect is the SQL engine behind a Store.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+var (
+	// ErrNotFound means the row does not exist (or belongs to another account).
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict means a uniqueness rule was violated.
+	ErrConflict = errors.New("store: conflict")
+)
+
+// Store is the database handle shared by every part of the service.
+type Store struct {
+	dialect Dialect
+	// db takes every write and transaction. On SQLite it is a single
+	// connection: SQLite has one writer anyway, and one connection turns
+	// lock contention (SQLITE_BUSY) into queueing.
+	db *sql.DB
+	// read serves plain reads; on SQLite a pool of read-only connections that
+	// WAL lets run beside the writer, on PostgreSQL the same pool as db.
+	read *sql.DB
+	// pool is the pgx pool behind db on PostgreSQL (River's driver needs it).
+	pool *pgxpool.Pool
+	// path is the SQLite database file.
+	path string
+	now  func() time.Time
+}
+
+// Open connects to databaseURL: sqlite://path/to/file.db or postgres://….
+func Open(ctx context.Context, databaseURL string, now func() time.Time) (*Store, error) {
+	switch {
+	case strings.HasPrefix(databaseURL, "sqlite:"):
+		return openSQLite(ctx, sqlitePath(databaseURL), now)
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		return openPostgres(ctx, databaseURL, now)
+	}
+	return nil, fmt.Errorf("store: unsupported database URL %q: want sqlite://PATH or postgres://…", redact(databaseURL))
+}
+
+// sqlitePath accepts sqlite://relative/path, sqlite:///absolute/path and sqlite:path.
+func sqlitePath(u string) string {
+	p := strings.TrimPrefix(u, "sqlite:")
+	p = strings.TrimPrefix(p, "//")
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	return p
+}
+
+func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store: sqlite URL has no file path")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("store: create database directory: %w", err)
+	}
+	pragmas := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	writer, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate&_pragma=journal_mode(WAL)"+pragmas)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetConnMaxIdleTime(0)
+	writer.SetConnMaxLifetime(0)
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	reader, err := sql.Open("sqlite", "file:"+path+"?mode=ro"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("store: open sqlite reader: %w", err)
+	}
+	reader.SetMaxOpenConns(8)
+	reader.SetMaxIdleConns(8)
+	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now}, nil
+}
+
+func openPostgres(ctx context.Context, databaseURL string, now func() time.Time) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("store: parse postgres URL: %w", err)
+	}
+	if cfg.MaxConns < 10 {
+		cfg.MaxConns = 10
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: connect postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: connect postgres %s: %w", redact(databaseURL), err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	return &Store{dialect: Postgres, db: db, read: db, pool: pool, now: now}, nil
+}
+
+// Dialect reports the engine.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// DB is the writer handle (River's SQLite driver runs on it).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// PgxPool is the PostgreSQL pool, nil on SQLite.
+func (s *Store) PgxPool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	var one int
+	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
+}
+
+// Close releases every connection.
+func (s *Store) Close() error {
+	var errs []error
+	if s.read != s.db {
+		errs = append(errs, s.read.Close())
+	}
+	errs = append(errs, s.db.Close())
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// redact hides the password of a database URL for messages and logs.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// ms converts a time to the stored form: Unix milliseconds.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMS converts a stored timestamp back to UTC time.
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// nullTime converts a nullable stored timestamp.
+func nullTime(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMS(v.Int64)
+	return &t
+}
+
+// isUniqueViolation recognises a unique-constraint error of either engine.
+func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505")
+}
