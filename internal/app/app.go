@@ -1,0 +1,146 @@
+// Package app assembles a Trawl process from its parts: the store, the
+// background runner, the sandbox and the HTTP API, started and stopped in
+// order.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/httpapi"
+	"github.com/trawlhq/trawl/internal/jobs"
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// Options are what a process gets from outside besides its settings.
+type Options struct {
+	Now    func() time.Time
+	Log    *slog.Logger
+	Stdout io.Writer
+}
+
+// OpenStore opens and migrates the database of the settings.
+func OpenStore(ctx context.Context, cfg *config.Config, opts Options) (*store.Store, error) {
+	st, err := store.Open(ctx, cfg.DatabaseURL, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx, opts.Log); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Serve runs the roles of cfg until ctx is cancelled, then shuts down
+// gracefully: stop accepting, let in-flight requests and jobs finish within
+// the shutdown timeout, close the database.
+func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
+	log := opts.Log
+	st, err := OpenStore(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := bootstrap(ctx, st, cfg, opts); err != nil {
+		return err
+	}
+
+	runner, err := jobs.New(jobs.Config{
+		Store: st, Log: log, Now: opts.Now, Work: cfg.RunsWorkers(),
+		TickInterval: cfg.TickInterval, Workers: 10,
+		Scanners: []jobs.Scanner{rateWindowPruner{st}},
+	})
+	if err != nil {
+		return err
+	}
+	if cfg.RunsWorkers() {
+		if err := runner.Start(ctx); err != nil {
+			return err
+		}
+		log.Info("workers started", "tick_interval", cfg.TickInterval.String())
+	}
+
+	var srv *http.Server
+	serveErr := make(chan error, 1)
+	if cfg.ServesAPI() {
+		ln, err := net.Listen("tcp", cfg.Addr)
+		if err != nil {
+			stopRunner(runner, cfg, log)
+			return fmt.Errorf("listen on %s (TRAWL_ADDR): %w", cfg.Addr, err)
+		}
+		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now})
+		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		go func() { serveErr <- srv.Serve(ln) }()
+		fmt.Fprintf(opts.Stdout, "Trawl is listening on http://%s (role %s, database %s)\n", ln.Addr(), cfg.Role, st.Dialect())
+		log.Info("listening", "addr", ln.Addr().String(), "role", cfg.Role, "database", string(st.Dialect()))
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server stopped", "error", err)
+		}
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if srv != nil {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			log.Warn("http shutdown", "error", err)
+		}
+	}
+	if cfg.RunsWorkers() {
+		stopRunner(runner, cfg, log)
+	}
+	return nil
+}
+
+func stopRunner(r *jobs.Runner, cfg *config.Config, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := r.Stop(ctx); err != nil {
+		log.Warn("stop workers", "error", err)
+	}
+}
+
+// bootstrap creates the default account and its key on an empty database,
+// prints the key once and leaves it in <data dir>/bootstrap-key.
+func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Options) error {
+	acct := auth.Account{Name: "default", Plan: auth.PlanCustom}
+	secret, created, err := st.Bootstrap(ctx, &acct)
+	if err != nil || !created {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return fmt.Errorf("bootstrap: create data dir (TRAWL_DATA_DIR): %w", err)
+	}
+	path := filepath.Join(cfg.DataDir, "bootstrap-key")
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return fmt.Errorf("bootstrap: write %s: %w", path, err)
+	}
+	fmt.Fprintf(opts.Stdout, "Created account %q (plan CUSTOM) and its API key. It is shown only this once:\n\n    %s\n\nIt is also in %s.\n\n", acct.Name, secret, path)
+	opts.Log.Info("bootstrap account created", "account_id", acct.ID, "key_file", path)
+	return nil
+}
+
+// rateWindowPruner drops rate-limit windows nobody will read again.
+type rateWindowPruner struct{ st *store.Store }
+
+func (rateWindowPruner) Name() string { return "rate-window-pruner" }
+
+func (p rateWindowPruner) ScanDue(ctx context.Context, now time.Time) error {
+	_, err := p.st.PruneRateWindows(ctx, now.Add(-5*time.Minute))
+	return err
+}

@@ -1,0 +1,143 @@
+// Package config is Trawl's settings: one struct filled from flags and
+// TRAWL_* environment variables, validated once before anything starts.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/auth"
+)
+
+// Config holds every setting shared by the trawl commands. Each flag --x-y
+// is also read from the environment variable TRAWL_X_Y.
+type Config struct {
+	Addr        string `name:"addr" default:"127.0.0.1:8080" help:"Address the API listens on (TRAWL_ADDR)."`
+	DataDir     string `name:"data-dir" default:"./trawl-data" help:"Folder for the SQLite database and the bootstrap key (TRAWL_DATA_DIR)."`
+	DatabaseURL string `name:"database-url" help:"sqlite://PATH or postgres://… (TRAWL_DATABASE_URL); default sqlite://<data dir>/trawl.db."`
+	Role        string `name:"role" default:"all" enum:"all,api,worker" help:"What this process runs: all, api or worker (TRAWL_ROLE)."`
+	LogFormat   string `name:"log-format" default:"auto" enum:"auto,json,text" help:"Log format; auto is text on a terminal, JSON otherwise (TRAWL_LOG_FORMAT)."`
+	LogLevel    string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"Lowest level logged (TRAWL_LOG_LEVEL)."`
+
+	MicroblogAPIURL      string `name:"microblog-api-url" help:"X API v2 base URL; unset uses the sandbox (TRAWL_MICROBLOG_API_URL)."`
+	MicroblogBearerToken string `name:"microblog-bearer-token" help:"X API v2 bearer token (TRAWL_MICROBLOG_BEARER_TOKEN)."`
+	PronetAPIURL         string `name:"pronet-api-url" help:"Pronet provider base URL; unset uses the sandbox (TRAWL_PRONET_API_URL)."`
+	PronetAPIKey         string `name:"pronet-api-key" help:"Pronet provider key (TRAWL_PRONET_API_KEY)."`
+	EnrichAPIURL         string `name:"enrich-api-url" help:"People Data Labs base URL; unset uses the sandbox (TRAWL_ENRICH_API_URL)."`
+	EnrichAPIKey         string `name:"enrich-api-key" help:"People Data Labs API key (TRAWL_ENRICH_API_KEY)."`
+	SandboxSeed          int64  `name:"sandbox-seed" default:"1" help:"Seed of the sandbox's synthetic world (TRAWL_SANDBOX_SEED)."`
+
+	MicroblogHosts []string `name:"microblog-hosts" default:"x.com,twitter.com" help:"Host names of microblog profile URLs (TRAWL_MICROBLOG_HOSTS)."`
+	PronetHosts    []string `name:"pronet-hosts" default:"linkedin.com" help:"Host names of pronet URLs; subdomains are accepted (TRAWL_PRONET_HOSTS)."`
+
+	RateLimitStarter    int `name:"rate-limit-starter" default:"100" help:"Requests per key per minute on STARTER (TRAWL_RATE_LIMIT_STARTER)."`
+	RateLimitEnterprise int `name:"rate-limit-enterprise" default:"100" help:"Requests per key per minute on ENTERPRISE (TRAWL_RATE_LIMIT_ENTERPRISE)."`
+	RateLimitCustom     int `name:"rate-limit-custom" default:"100" help:"Requests per key per minute on CUSTOM (TRAWL_RATE_LIMIT_CUSTOM)."`
+
+	CreditsStarter    int64 `name:"credits-starter" default:"1000" help:"Monthly credits of STARTER accounts (TRAWL_CREDITS_STARTER)."`
+	CreditsEnterprise int64 `name:"credits-enterprise" default:"25000" help:"Monthly credits of ENTERPRISE accounts (TRAWL_CREDITS_ENTERPRISE)."`
+	CreditsCustom     int64 `name:"credits-custom" default:"100000" help:"Monthly credits of CUSTOM accounts (TRAWL_CREDITS_CUSTOM)."`
+
+	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
+	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"30s" help:"Grace period for in-flight requests and jobs on shutdown (TRAWL_SHUTDOWN_TIMEOUT)."`
+}
+
+// EnvName is the environment variable that sets the flag of the given name.
+func EnvName(flag string) string {
+	return "TRAWL_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// Validate checks every setting and fills in derived defaults. Its error
+// names each bad setting by its environment variable.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(flag, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", EnvName(flag), fmt.Sprintf(format, args...)))
+	}
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
+		bad("addr", "%q is not host:port", c.Addr)
+	}
+	if strings.TrimSpace(c.DataDir) == "" {
+		bad("data-dir", "must not be empty")
+	}
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = "sqlite://" + filepath.Join(c.DataDir, "trawl.db")
+	}
+	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		bad("database-url", "want sqlite://PATH or postgres://…")
+	}
+	for flag, v := range map[string]string{"microblog-api-url": c.MicroblogAPIURL, "pronet-api-url": c.PronetAPIURL, "enrich-api-url": c.EnrichAPIURL} {
+		if v == "" {
+			continue
+		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad(flag, "%q is not an absolute http(s) URL", v)
+		}
+	}
+	if c.MicroblogAPIURL != "" && c.MicroblogBearerToken == "" {
+		bad("microblog-bearer-token", "is required when TRAWL_MICROBLOG_API_URL is set")
+	}
+	if c.PronetAPIURL != "" && c.PronetAPIKey == "" {
+		bad("pronet-api-key", "is required when TRAWL_PRONET_API_URL is set")
+	}
+	if c.EnrichAPIURL != "" && c.EnrichAPIKey == "" {
+		bad("enrich-api-key", "is required when TRAWL_ENRICH_API_URL is set")
+	}
+	for flag, v := range map[string]int{"rate-limit-starter": c.RateLimitStarter, "rate-limit-enterprise": c.RateLimitEnterprise, "rate-limit-custom": c.RateLimitCustom} {
+		if v < 1 {
+			bad(flag, "must be at least 1, got %d", v)
+		}
+	}
+	for flag, v := range map[string]int64{"credits-starter": c.CreditsStarter, "credits-enterprise": c.CreditsEnterprise, "credits-custom": c.CreditsCustom} {
+		if v < 0 {
+			bad(flag, "must not be negative, got %d", v)
+		}
+	}
+	if len(c.MicroblogHosts) == 0 {
+		bad("microblog-hosts", "must name at least one host")
+	}
+	if len(c.PronetHosts) == 0 {
+		bad("pronet-hosts", "must name at least one host")
+	}
+	if c.TickInterval < time.Second {
+		bad("tick-interval", "must be at least 1s, got %s", c.TickInterval)
+	}
+	if c.ShutdownTimeout <= 0 {
+		bad("shutdown-timeout", "must be positive, got %s", c.ShutdownTimeout)
+	}
+	return errors.Join(errs...)
+}
+
+// RateLimit is the number of requests a key of the plan may make per minute.
+func (c *Config) RateLimit(p auth.Plan) int {
+	switch p {
+	case auth.PlanEnterprise:
+		return c.RateLimitEnterprise
+	case auth.PlanCustom:
+		return c.RateLimitCustom
+	}
+	return c.RateLimitStarter
+}
+
+// MonthlyCredits is the allocation of an account: its override or its plan's.
+func (c *Config) MonthlyCredits(a auth.Account) int64 {
+	if a.MonthlyCredits != nil {
+		return *a.MonthlyCredits
+	}
+	switch a.Plan {
+	case auth.PlanEnterprise:
+		return c.CreditsEnterprise
+	case auth.PlanCustom:
+		return c.CreditsCustom
+	}
+	return c.CreditsStarter
+}
+
+// ServesAPI and RunsWorkers tell what the process's role includes.
+func (c *Config) ServesAPI() bool   { return c.Role == "all" || c.Role == "api" }
+func (c *Config) RunsWorkers() bool { return c.Role == "all" || c.Role == "worker" }

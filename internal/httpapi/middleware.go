@@ -1,0 +1,210 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// requestInfo is filled in as a request passes the layers and read by the
+// access log when it is done.
+type requestInfo struct {
+	id        string
+	keyPrefix string
+	accountID string
+}
+
+type requestInfoKey struct{}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		return ri
+	}
+	return &requestInfo{}
+}
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// statusRecorder remembers what was written for the access log and metrics.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// observe gives every request an id (echoing a well-formed x-request-id),
+// recovers panics as 500s, writes one access-log line and records metrics.
+func observe(log *slog.Logger, m *metrics, now func() time.Time, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := now()
+		ri := &requestInfo{id: r.Header.Get("x-request-id")}
+		if !requestIDPattern.MatchString(ri.id) {
+			ri.id = store.NewID()
+		}
+		w.Header().Set("x-request-id", ri.id)
+		rec := &statusRecorder{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				log.Error("panic", "request_id", ri.id, "panic", p, "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					writeError(rec, internalError())
+				}
+			}
+			elapsed := now().Sub(start)
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			m.observe(r.Method, route, rec.status, elapsed)
+			log.Info("request",
+				"request_id", ri.id, "method", r.Method, "path", r.URL.Path, "route", route,
+				"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(elapsed.Microseconds())/1000,
+				"key", ri.keyPrefix, "account_id", ri.accountID, "remote", r.RemoteAddr)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// Metadata keys by which routes declare what they need.
+const (
+	metaAuth       = "auth"       // bool: a valid key is required
+	metaPermission = "permission" // auth.Permission the key must carry
+	metaFeature    = "feature"    // auth.Feature the account's plan must include
+)
+
+type principalKey struct{}
+
+// principalFrom returns the caller authenticated by the auth middleware.
+func principalFrom(ctx context.Context) auth.Principal {
+	p, _ := ctx.Value(principalKey{}).(auth.Principal)
+	return p
+}
+
+// authenticate enforces each route's declared key, permission and plan, then
+// counts the request against the key's rate limit.
+func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
+	meta := ctx.Operation().Metadata
+	if required, _ := meta[metaAuth].(bool); !required {
+		next(ctx)
+		return
+	}
+	secret := ctx.Header("x-api-key")
+	if secret == "" {
+		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeAuthRequired, "An API key is required.",
+			Detail{Field: "header.x-api-key", Message: "is required"}).
+			WithSuggestion("Send your API key in the x-api-key header."))
+		return
+	}
+	p, err := s.store.Authenticate(ctx.Context(), auth.HashSecret(secret))
+	if errors.Is(err, store.ErrNotFound) {
+		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeInvalidAPIKey, "The API key is unknown or revoked.",
+			Detail{Field: "header.x-api-key", Message: "is unknown or revoked"}).
+			WithSuggestion("Create a new key with `trawl keys create`."))
+		return
+	}
+	if err != nil {
+		s.log.Error("authenticate", "error", err)
+		s.writeHumaError(ctx, internalError())
+		return
+	}
+	ri := infoFrom(ctx.Context())
+	ri.keyPrefix, ri.accountID = p.Key.Prefix, p.Account.ID
+
+	if !s.allowRequest(ctx, p) {
+		return
+	}
+	if perm, ok := meta[metaPermission].(auth.Permission); ok && !p.Key.Has(perm) {
+		s.writeHumaError(ctx, NewAPIError(http.StatusForbidden, CodeForbidden, "The API key lacks the permission "+string(perm)+".",
+			Detail{Field: "header.x-api-key", Message: "lacks permission " + string(perm)}).
+			WithSuggestion("Use a key created with this permission, or with '*'."))
+		return
+	}
+	if feature, ok := meta[metaFeature].(auth.Feature); ok && !p.Account.Plan.Allows(feature) {
+		s.writeHumaError(ctx, planRequired(p.Account.Plan, feature))
+		return
+	}
+	if err := s.store.TouchKey(ctx.Context(), p.Key.ID); err != nil {
+		s.log.Warn("record key use", "error", err, "key", p.Key.Prefix)
+	}
+	next(huma.WithValue(ctx, principalKey{}, p))
+}
+
+func planRequired(plan auth.Plan, f auth.Feature) *Error {
+	return NewAPIError(http.StatusForbidden, CodePlanRequired,
+		"The "+string(plan)+" plan does not include "+string(f)+"; it needs ENTERPRISE or CUSTOM.").
+		WithSuggestion("Upgrade the account to the ENTERPRISE or CUSTOM plan.")
+}
+
+// allowRequest applies the fixed-window rate limit of the key's plan and sets
+// the RateLimit-* headers. It answers 429 itself and returns false when the
+// window is used up.
+func (s *Server) allowRequest(ctx huma.Context, p auth.Principal) bool {
+	now := s.now()
+	window := now.Truncate(rateWindow)
+	limit := int64(s.cfg.RateLimit(p.Account.Plan))
+	hits, err := s.store.HitRateLimit(ctx.Context(), p.Key.ID, window)
+	if err != nil {
+		// A counter failure must not take the API down with it.
+		s.log.Error("rate limit", "error", err)
+		return true
+	}
+	reset := int64(window.Add(rateWindow).Sub(now).Seconds() + 0.999)
+	ctx.SetHeader("RateLimit-Limit", strconv.FormatInt(limit, 10))
+	ctx.SetHeader("RateLimit-Remaining", strconv.FormatInt(max(limit-hits, 0), 10))
+	ctx.SetHeader("RateLimit-Reset", strconv.FormatInt(reset, 10))
+	if hits <= limit {
+		return true
+	}
+	s.writeHumaError(ctx, NewAPIError(http.StatusTooManyRequests, CodeRateLimited,
+		"The API key made more than "+strconv.FormatInt(limit, 10)+" requests in a minute.").
+		WithSuggestion("Wait for the number of seconds in Retry-After.").
+		WithHeader("Retry-After", strconv.FormatInt(reset, 10)))
+	return false
+}
+
+const rateWindow = time.Minute
+
+func (s *Server) writeHumaError(ctx huma.Context, err *Error) {
+	for k, vs := range err.headers {
+		for _, v := range vs {
+			ctx.SetHeader(k, v)
+		}
+	}
+	ctx.SetHeader("Content-Type", "application/json")
+	ctx.SetStatus(err.status)
+	if err := s.api.Marshal(ctx.BodyWriter(), "application/json", err); err != nil {
+		s.log.Error("write error body", "error", err)
+	}
+}

@@ -1,0 +1,69 @@
+// Package httpapi is Trawl's HTTP API: every route in routes.go, one file per
+// resource, the envelope and error model, and the middleware that
+// authenticates, limits and logs requests.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// Version is reported in the OpenAPI document.
+const Version = "0.1.0"
+
+// Deps are what the API needs from the rest of the process.
+type Deps struct {
+	Config *config.Config
+	Store  *store.Store
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+// Server is the API as an http.Handler.
+type Server struct {
+	cfg     *config.Config
+	store   *store.Store
+	log     *slog.Logger
+	now     func() time.Time
+	api     huma.API
+	metrics *metrics
+	handler http.Handler
+}
+
+// New builds the API with every route registered.
+func New(d Deps) *Server {
+	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics()}
+	mux := http.NewServeMux()
+	hc := huma.DefaultConfig("Trawl API", Version)
+	hc.Info.Description = "Social monitoring, lead discovery and workflow automation. " +
+		"Every /v1 request carries an API key in the x-api-key header."
+	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"apiKey": {Type: "apiKey", In: "header", Name: "x-api-key"},
+	}
+	hc.OpenAPIPath = "/openapi"
+	hc.DocsPath = "/docs"
+	hc.SchemasPath = "/schemas"
+	// Bodies are described exactly; a $schema member would be an unknown field.
+	hc.CreateHooks = nil
+	s.api = humago.New(mux, hc)
+	s.api.UseMiddleware(s.authenticate)
+	s.routes()
+	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
+	})
+	s.handler = observe(s.log, s.metrics, s.now, mux)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// OpenAPI is the API's OpenAPI 3.1 document.
+func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }

@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/credits"
+)
+
+type usageInput struct {
+	From string `query:"from" doc:"Start of the period (ISO 8601); default the start of the current billing month (UTC)." example:"2026-11-01T00:00:00Z"`
+	To   string `query:"to" doc:"End of the period (ISO 8601); default now." example:"2026-11-22T12:00:00Z"`
+}
+
+type usagePeriod struct {
+	Start string `json:"start" doc:"Start of the period."`
+	End   string `json:"end" doc:"End of the period."`
+	From  string `json:"from" doc:"Same as start (the spec's response skeleton uses from/to)."`
+	To    string `json:"to" doc:"Same as end."`
+}
+
+type usageCredits struct {
+	TotalConsumed int64            `json:"total_consumed"`
+	ByFeature     map[string]int64 `json:"by_feature" doc:"Credits per feature; every feature is listed, 0 included."`
+}
+
+type usageMonitors struct {
+	Active int64 `json:"active"`
+	Total  int64 `json:"total" doc:"All monitors, paused and completed included."`
+}
+
+type usageResults struct {
+	TotalCollected int64 `json:"total_collected"`
+}
+
+type usageData struct {
+	Period   usagePeriod   `json:"period"`
+	Credits  usageCredits  `json:"credits"`
+	Monitors usageMonitors `json:"monitors"`
+	Results  usageResults  `json:"results"`
+}
+
+func (s *Server) handleUsage(ctx context.Context, in *usageInput) (*Reply[usageData], error) {
+	now := s.now().UTC()
+	from, to := credits.PeriodStart(now), now
+	var problems []Detail
+	if in.From != "" {
+		t, err := parseTimestamp(in.From)
+		if err != nil {
+			problems = append(problems, Detail{Field: "query.from", Message: err.Error()})
+		}
+		from = t
+	}
+	if in.To != "" {
+		t, err := parseTimestamp(in.To)
+		if err != nil {
+			problems = append(problems, Detail{Field: "query.to", Message: err.Error()})
+		}
+		to = t
+	}
+	if len(problems) == 0 && from.After(to) {
+		problems = append(problems, Detail{Field: "query.from", Message: "must not be after to"})
+	}
+	if len(problems) > 0 {
+		return nil, validationError(problems...)
+	}
+	p := principalFrom(ctx)
+	u, err := s.store.Usage(ctx, p.Account.ID, from, to)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	by := make(map[string]int64, len(credits.Features()))
+	for _, f := range credits.Features() {
+		by[string(f)] = u.ByFeature[f]
+	}
+	return reply("Usage summary", usageData{
+		Period:   usagePeriod{Start: formatTime(from), End: formatTime(to), From: formatTime(from), To: formatTime(to)},
+		Credits:  usageCredits{TotalConsumed: u.TotalConsumed, ByFeature: by},
+		Monitors: usageMonitors{Active: u.MonitorsActive, Total: u.MonitorsTotal},
+		Results:  usageResults{TotalCollected: u.ResultsTotal},
+	}), nil
+}
+
+// parseTimestamp accepts RFC 3339 (with or without fractional seconds) and a
+// bare date, which means its first instant in UTC.
+func parseTimestamp(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, errBadTimestamp
+}
+
+// formatTime is the one timestamp format of the API: RFC 3339 UTC with milliseconds.
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

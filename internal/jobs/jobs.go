@@ -1,0 +1,149 @@
+// Package jobs runs Trawl's background work on River. Application tables
+// say what is due; River runs the work, retries it with backoff and elects
+// the leader that fires the periodic tick. Capabilities hang their due-work
+// scans on the tick as Scanners.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// Scanner finds work that is due at now and carries it out or enqueues it.
+// It must be safe to run again after a crash: what is due lives in the
+// database, so a scan that died half-way is simply repeated.
+type Scanner interface {
+	Name() string
+	ScanDue(ctx context.Context, now time.Time) error
+}
+
+// Config configures the runner.
+type Config struct {
+	Store *store.Store
+	Log   *slog.Logger
+	Now   func() time.Time
+	// Work is false for processes that only enqueue (TRAWL_ROLE=api).
+	Work bool
+	// TickInterval is how often the leader fires the tick.
+	TickInterval time.Duration
+	// Workers is how many jobs run at once in this process.
+	Workers int
+	// Register adds capability workers beside the tick.
+	Register func(*river.Workers)
+	Scanners []Scanner
+}
+
+// Runner owns the River client of the process.
+type Runner struct {
+	start func(context.Context) error
+	stop  func(context.Context) error
+	// insert enqueues a job; usable before Start and in the api role.
+	insert func(context.Context, river.JobArgs, *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// TickArgs is the periodic job that runs every Scanner.
+type TickArgs struct{}
+
+// Kind is River's name for the job.
+func (TickArgs) Kind() string { return "trawl.tick" }
+
+// InsertOpts keeps ticks from piling up: at most one per interval.
+func (TickArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByPeriod: time.Second}}
+}
+
+type tickWorker struct {
+	river.WorkerDefaults[TickArgs]
+	scanners []Scanner
+	now      func() time.Time
+	log      *slog.Logger
+}
+
+func (w *tickWorker) Work(ctx context.Context, _ *river.Job[TickArgs]) error {
+	now := w.now()
+	var errs []error
+	for _, s := range w.scanners {
+		if err := s.ScanDue(ctx, now); err != nil {
+			w.log.Error("due-work scan failed", "scanner", s.Name(), "error", err)
+			errs = append(errs, fmt.Errorf("%s: %w", s.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Timeout bounds one tick so that a stuck scan cannot hold the leader.
+func (w *tickWorker) Timeout(*river.Job[TickArgs]) time.Duration { return 5 * time.Minute }
+
+// New builds the River client on the store's engine.
+func New(cfg Config) (*Runner, error) {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &tickWorker{scanners: cfg.Scanners, now: cfg.Now, log: cfg.Log})
+	if cfg.Register != nil {
+		cfg.Register(workers)
+	}
+	rc := &river.Config{
+		Logger:  cfg.Log.With("component", "river"),
+		Workers: workers,
+	}
+	if cfg.Work {
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}}
+		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+			river.PeriodicInterval(cfg.TickInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return TickArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true},
+		)}
+	}
+	if cfg.Store.Dialect() == store.Postgres {
+		return newRunner(riverpgxv5.New(cfg.Store.PgxPool()), rc)
+	}
+	rc.FetchPollInterval = 500 * time.Millisecond
+	return newRunner(riversqlite.New(cfg.Store.DB()), rc)
+}
+
+func newRunner[TTx any](driver riverdriver.Driver[TTx], rc *river.Config) (*Runner, error) {
+	client, err := river.NewClient(driver, rc)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: new river client: %w", err)
+	}
+	return &Runner{
+		start:  client.Start,
+		stop:   client.Stop,
+		insert: client.Insert,
+	}, nil
+}
+
+// Start runs the workers (and, on the elected leader, the periodic tick).
+func (r *Runner) Start(ctx context.Context) error {
+	if err := r.start(ctx); err != nil {
+		return fmt.Errorf("jobs: start: %w", err)
+	}
+	return nil
+}
+
+// Stop stops fetching new jobs and waits for running ones until ctx ends;
+// jobs still running then are handed back to the queue by River's rescuer.
+func (r *Runner) Stop(ctx context.Context) error {
+	if err := r.stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("jobs: stop: %w", err)
+	}
+	return nil
+}
+
+// Enqueue inserts a job.
+func (r *Runner) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
+	if _, err := r.insert(ctx, args, opts); err != nil {
+		return fmt.Errorf("jobs: enqueue %s: %w", args.Kind(), err)
+	}
+	return nil
+}
