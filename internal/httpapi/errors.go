@@ -77,8 +77,8 @@ func (e *Error) WithHeader(k, v string) *Error {
 	return e
 }
 
-func (e *Error) Error() string          { return e.Info.Code + ": " + e.Message }
-func (e *Error) GetStatus() int         { return e.status }
+func (e *Error) Error() string           { return e.Info.Code + ": " + e.Message }
+func (e *Error) GetStatus() int          { return e.status }
 func (e *Error) GetHeaders() http.Header { return e.headers }
 
 // ContentType makes errors application/problem-free plain JSON like every other body.

@@ -137,7 +137,6 @@ func (s *Store) createKey(ctx context.Context, tx *sql.Tx, k *auth.Key) (string,
 
 const keyColumns = `k.id, k.account_id, k.prefix, k.permissions, k.full_archive, k.created_at, k.last_used_at, k.revoked_at`
 
-
 type keyRow struct {
 	k        auth.Key
 	perms    string
