@@ -1,0 +1,242 @@
+package pronet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/source"
+)
+
+// SourceName prefixes this package's errors.
+const SourceName = "pronet"
+
+// Config of a Client. Zero HTTP, Sleep and Now fall back to a 30 s client, a real sleep and time.Now.
+type Config struct {
+	BaseURL string
+	APIKey  string
+	HTTP    *http.Client
+	Sleep   func(context.Context, time.Duration) error
+	Now     func() time.Time // only to turn a Retry-After into a reset time
+}
+
+// Client talks to a pronet provider (a real one or the sandbox).
+type Client struct {
+	base  string
+	key   string
+	retry source.Retrier
+}
+
+// New returns a Client for cfg.
+func New(cfg Config) *Client {
+	return &Client{base: strings.TrimRight(cfg.BaseURL, "/"), key: cfg.APIKey,
+		retry: source.NewRetrier(SourceName, cfg.HTTP, cfg.Sleep, cfg.Now)}
+}
+
+// envelope is every provider answer: {success, message, data}; profile posts add a top-level
+// paginationToken.
+type envelope struct {
+	Success         *bool           `json:"success"`
+	Message         string          `json:"message"`
+	Data            json.RawMessage `json:"data"`
+	PaginationToken *string         `json:"paginationToken"`
+}
+
+// get sends GET base+path?q and decodes the envelope's data into out.
+func (c *Client) get(ctx context.Context, path string, q url.Values, out any) (envelope, error) {
+	u := c.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	resp, err := c.retry.Do(ctx, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("x-api-key", c.key)
+		req.Header.Set("Accept", "application/json")
+		return req, nil
+	})
+	if err != nil {
+		return envelope{}, err
+	}
+	var env envelope
+	decodeErr := json.Unmarshal(resp.Body, &env)
+	if resp.Status != http.StatusOK {
+		msg := env.Message
+		if decodeErr != nil || msg == "" {
+			msg = http.StatusText(resp.Status)
+		}
+		return envelope{}, source.StatusError(SourceName, resp.Status, msg)
+	}
+	if decodeErr != nil {
+		return envelope{}, source.DecodeError(SourceName, resp.Status, decodeErr)
+	}
+	if env.Success != nil && !*env.Success {
+		return envelope{}, &source.UpstreamError{Source: SourceName, Status: resp.Status,
+			Err: fmt.Errorf("provider reported failure: %s", env.Message)}
+	}
+	if len(env.Data) == 0 || string(env.Data) == "null" {
+		return env, nil // out keeps its zero value: no data means nothing found on this page
+	}
+	if err := json.Unmarshal(env.Data, out); err != nil {
+		return envelope{}, source.DecodeError(SourceName, resp.Status, err)
+	}
+	return env, nil
+}
+
+// ProfilePosts returns a member's recent posts (up to 50) and the token of the next page
+// ("" on the last page). start is the provider's offset, used when there is no token.
+func (c *Client) ProfilePosts(ctx context.Context, username, paginationToken string, start int) ([]Post, string, error) {
+	if username == "" {
+		return nil, "", fmt.Errorf("pronet: profile posts: empty username")
+	}
+	q := url.Values{"username": {username}}
+	if paginationToken != "" {
+		q.Set("paginationToken", paginationToken)
+	}
+	if start > 0 {
+		q.Set("start", strconv.Itoa(start))
+	}
+	var posts []Post
+	env, err := c.get(ctx, "/profile/posts", q, &posts)
+	if err != nil {
+		return nil, "", fmt.Errorf("pronet: profile %q posts: %w", username, err)
+	}
+	next := ""
+	if env.PaginationToken != nil {
+		next = *env.PaginationToken
+	}
+	return nonNil(posts), next, nil
+}
+
+// CompanyPosts returns a company page's recent posts (up to 50).
+func (c *Client) CompanyPosts(ctx context.Context, companySlug string) ([]Post, error) {
+	if companySlug == "" {
+		return nil, fmt.Errorf("pronet: company posts: empty company")
+	}
+	var posts []Post
+	if _, err := c.get(ctx, "/company/posts", url.Values{"username": {companySlug}}, &posts); err != nil {
+		return nil, fmt.Errorf("pronet: company %q posts: %w", companySlug, err)
+	}
+	return nonNil(posts), nil
+}
+
+// Comments returns a page (from 1) of a post's comments. postURN is the numeric post id.
+func (c *Client) Comments(ctx context.Context, postURN string, page int) (CommentsPage, error) {
+	if postURN == "" {
+		return CommentsPage{}, fmt.Errorf("pronet: comments: empty post urn")
+	}
+	var out CommentsPage
+	if _, err := c.get(ctx, "/post/comments", pageQuery("urn", postURN, page), &out); err != nil {
+		return CommentsPage{}, fmt.Errorf("pronet: post %s comments: %w", postURN, err)
+	}
+	out.Comments = nonNil(out.Comments)
+	for i := range out.Comments {
+		out.Comments[i].Replies = nonNil(out.Comments[i].Replies)
+		for j := range out.Comments[i].Replies {
+			out.Comments[i].Replies[j].Replies = nonNil(out.Comments[i].Replies[j].Replies)
+		}
+	}
+	return out, nil
+}
+
+// Reactions returns a page (from 1) of the people who reacted to a post.
+func (c *Client) Reactions(ctx context.Context, postURN string, page int) (ReactionsPage, error) {
+	if postURN == "" {
+		return ReactionsPage{}, fmt.Errorf("pronet: reactions: empty post urn")
+	}
+	var out ReactionsPage
+	if _, err := c.get(ctx, "/post/reactions", pageQuery("urn", postURN, page), &out); err != nil {
+		return ReactionsPage{}, fmt.Errorf("pronet: post %s reactions: %w", postURN, err)
+	}
+	out.Items = nonNil(out.Items)
+	return out, nil
+}
+
+// Date filters and sort orders of SearchPosts.
+const (
+	DatePastDay   = "past-24h"
+	DatePastWeek  = "past-week"
+	DatePastMonth = "past-month"
+	SortDate      = "date_posted"
+	SortRelevance = "relevance"
+)
+
+// SearchParams of a post search. Empty DatePosted and SortBy leave the provider's defaults.
+type SearchParams struct {
+	Keywords   string
+	DatePosted string // past-24h, past-week, past-month
+	SortBy     string // date_posted, relevance
+	Page       int    // from 1; 0 leaves the provider's default
+}
+
+// SearchPosts searches posts by keywords.
+func (c *Client) SearchPosts(ctx context.Context, p SearchParams) (SearchPage, error) {
+	if strings.TrimSpace(p.Keywords) == "" {
+		return SearchPage{}, fmt.Errorf("pronet: search posts: empty keywords")
+	}
+	switch p.DatePosted {
+	case "", DatePastDay, DatePastWeek, DatePastMonth:
+	default:
+		return SearchPage{}, fmt.Errorf("pronet: search posts: datePosted %q is not past-24h, past-week or past-month", p.DatePosted)
+	}
+	switch p.SortBy {
+	case "", SortDate, SortRelevance:
+	default:
+		return SearchPage{}, fmt.Errorf("pronet: search posts: sortBy %q is not date_posted or relevance", p.SortBy)
+	}
+	q := url.Values{"keywords": {p.Keywords}}
+	if p.DatePosted != "" {
+		q.Set("datePosted", p.DatePosted)
+	}
+	if p.SortBy != "" {
+		q.Set("sortBy", p.SortBy)
+	}
+	if p.Page > 0 {
+		q.Set("page", strconv.Itoa(p.Page))
+	}
+	var out SearchPage
+	if _, err := c.get(ctx, "/posts/search", q, &out); err != nil {
+		return SearchPage{}, fmt.Errorf("pronet: search posts %q: %w", p.Keywords, err)
+	}
+	out.Items = nonNil(out.Items)
+	return out, nil
+}
+
+// Profile returns a member's profile; source.ErrNotFound when there is none.
+func (c *Client) Profile(ctx context.Context, username string) (Profile, error) {
+	if username == "" {
+		return Profile{}, fmt.Errorf("pronet: profile: empty username")
+	}
+	var out Profile
+	if _, err := c.get(ctx, "/profile", url.Values{"username": {username}}, &out); err != nil {
+		return Profile{}, fmt.Errorf("pronet: profile %q: %w", username, err)
+	}
+	if out.Username == "" && out.URN == "" && out.ID == 0 {
+		// A provider that answers 200 with no profile means the member does not exist.
+		return Profile{}, fmt.Errorf("pronet: profile %q: empty profile: %w", username, source.ErrNotFound)
+	}
+	return out, nil
+}
+
+func pageQuery(key, urn string, page int) url.Values {
+	q := url.Values{key: {urn}}
+	if page > 0 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	return q
+}
+
+// nonNil makes empty lists marshal as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
