@@ -1,0 +1,36 @@
+// Package sandbox is Trawl's deterministic synthetic world and its servers of the upstream
+// protocols: X API v2 (microblog), the pronet provider contract (docs/providers.md) and People
+// Data Labs v5 person enrichment. Trawl starts it on loopback when an upstream URL is unset, and
+// the real connectors talk to it, so the same code runs with and without credentials.
+//
+// The world is a pure function of the seed and the clock: same seed and same now give
+// byte-identical answers. A fixed roster (2,000 people at 300 companies) is built from the seed;
+// everything else is derived by hashing (seed, identifier), nothing is stored. Posts appear as
+// time passes (24 public microblog posts and 10 public pronet posts per hour, plus every account's
+// own posts every few hours) and exist only once now reaches their time. Engagement grows as
+// final*(1-exp(-age/36h)); reactors and commenters are the first n(t) of a per-post permutation
+// of the roster, so engager lists only grow. Post ids and urns are snowflake-like (time in ms
+// << 22), so since_id watermarks work. Microblog user ids encode the username.
+//
+// Any well-formed identifier asked for directly (microblog username or user id, pronet username,
+// company slug, post urn, PDL profile URL) answers with data derived from it, except:
+//
+//   - missing-… (or missing_…): the upstream's not-found answer (X: 200 with a "Not Found
+//     Error" in errors; pronet: 404; PDL: 404 not_found).
+//   - error-… (or error_…): an upstream failure (X: 503; pronet and PDL: 500).
+//   - ratelimited-…: the upstream's rate-limit answer (X: 429; pronet: 429 with Retry-After; PDL: 429).
+//
+// In an X search query the rules apply to operator values and mentions (from:error-x → 503); in a
+// pronet keyword search to any word (error-x → 500). Keywords are otherwise ordinary text.
+//
+// Credentials: any non-empty bearer token (X), x-api-key (pronet) or X-Api-Key / api_key (PDL)
+// is accepted; a missing one gets the upstream's 401.
+//
+// Sandbox choices beside the protocols: search/recent covers 7 days and search/all defaults to
+// 30 days (relevancy ranks at most the 14 days before end_time; a recency page scans at most 7
+// days of posts and then ends early with a next_token, as X's sparse pages do); relevancy is
+// final engagement, so pages are stable; timelines reach back 30 days from their end (pronet
+// profile and company posts 60 days, pronet search at most 30 days).
+// Queries may be up to 4,096 characters (X's Pro tier). Pronet page sizes: posts 50, search 10,
+// comments 10, reactions 50; comments and reactions are listed oldest first so pages are stable.
+package sandbox

@@ -1,0 +1,371 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	pronetPageSize    = 50 // profile and company posts
+	commentsPageSize  = 10
+	reactionsPageSize = 50
+	searchPageSize    = 10
+	pronetRetryAfterS = "2"
+	activityURNPrefix = "urn:li:activity:"
+)
+
+func (s *Sandbox) pronetHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /profile/posts", s.pronetProfilePosts)
+	mux.HandleFunc("GET /company/posts", s.pronetCompanyPosts)
+	mux.HandleFunc("GET /post/comments", s.pronetComments)
+	mux.HandleFunc("GET /post/reactions", s.pronetReactions)
+	mux.HandleFunc("GET /posts/search", s.pronetSearch)
+	mux.HandleFunc("GET /profile", s.pronetProfile)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		pronetError(w, http.StatusNotFound, "Endpoint not found")
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.TrimSpace(r.Header.Get("x-api-key")) == "" {
+			pronetError(w, http.StatusUnauthorized, "Invalid or missing API key")
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func pronetError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"success": false, "message": msg, "data": nil})
+}
+
+func pronetOK(w http.ResponseWriter, data any, extra map[string]any) {
+	body := map[string]any{"success": true, "message": "ok", "data": data}
+	for k, v := range extra {
+		body[k] = v
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// pronetLookupError writes the provider's answer to a failed look-up and reports whether it did.
+func pronetLookupError(w http.ResponseWriter, err error, what string) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, ErrNotFound):
+		pronetError(w, http.StatusNotFound, what+" not found")
+	case errors.Is(err, ErrRateLimited):
+		w.Header().Set("Retry-After", pronetRetryAfterS)
+		pronetError(w, http.StatusTooManyRequests, "Too many requests")
+	case errors.Is(err, ErrUpstream):
+		pronetError(w, http.StatusInternalServerError, "Upstream provider failed")
+	default:
+		pronetError(w, http.StatusBadRequest, "Invalid "+strings.ToLower(what))
+	}
+	return true
+}
+
+// intParam reads a non-negative integer parameter with a default; ok is false when malformed.
+func intParam(q url.Values, name string, def, minV int) (int, bool) {
+	if !q.Has(name) {
+		return def, true
+	}
+	n, err := strconv.Atoi(q.Get(name))
+	if err != nil || n < minV || n > 1_000_000 {
+		return 0, false
+	}
+	return n, true
+}
+
+func (s *Sandbox) pronetProfilePosts(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	q := r.URL.Query()
+	if q.Get("username") == "" {
+		pronetError(w, http.StatusBadRequest, "username is required")
+		return
+	}
+	start, ok := intParam(q, "start", 0, 0)
+	if !ok {
+		pronetError(w, http.StatusBadRequest, "start must be a non-negative integer")
+		return
+	}
+	cursor := ^uint64(0)
+	if tok := q.Get("paginationToken"); tok != "" {
+		t, ok := parseXToken(tok)
+		if !ok {
+			pronetError(w, http.StatusBadRequest, "invalid paginationToken")
+			return
+		}
+		cursor, start = t.Cursor, 0
+	}
+	p, err := s.world.PersonByPronet(q.Get("username"))
+	if pronetLookupError(w, err, "Profile") {
+		return
+	}
+	var all []PronetPost
+	for _, post := range s.world.ProfilePosts(p, now.Add(-pronetWindow), now.Add(time.Millisecond)) {
+		if post.URN < cursor {
+			all = append(all, post)
+		}
+	}
+	page := all[min(start, len(all)):min(start+pronetPageSize, len(all))]
+	var token any
+	if start+len(page) < len(all) && len(page) > 0 {
+		token = xToken{Cursor: page[len(page)-1].URN}.String()
+	}
+	pronetOK(w, s.postRecords(page, now), map[string]any{"paginationToken": token})
+}
+
+func (s *Sandbox) pronetCompanyPosts(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	q := r.URL.Query()
+	if q.Get("username") == "" {
+		pronetError(w, http.StatusBadRequest, "username is required")
+		return
+	}
+	start, ok := intParam(q, "start", 0, 0)
+	if !ok {
+		pronetError(w, http.StatusBadRequest, "start must be a non-negative integer")
+		return
+	}
+	c, err := s.world.Company(q.Get("username"))
+	if pronetLookupError(w, err, "Company") {
+		return
+	}
+	all := s.world.CompanyPosts(c, now.Add(-pronetWindow), now.Add(time.Millisecond))
+	page := all[min(start, len(all)):min(start+pronetPageSize, len(all))]
+	pronetOK(w, s.postRecords(page, now), nil)
+}
+
+// postURN parses the urn parameter: digits, or urn:li:activity:digits; error-path prefixes apply.
+func (s *Sandbox) postURN(w http.ResponseWriter, q url.Values, now time.Time) (uint64, bool) {
+	raw := strings.TrimPrefix(q.Get("urn"), activityURNPrefix)
+	if raw == "" {
+		pronetError(w, http.StatusBadRequest, "urn is required")
+		return 0, false
+	}
+	if pronetLookupError(w, checkIdent(raw), "Post") {
+		return 0, false
+	}
+	urn, ok := parseID(raw)
+	if !ok {
+		pronetError(w, http.StatusBadRequest, "urn must be a numeric post identifier")
+		return 0, false
+	}
+	if idTime(urn).After(now) {
+		pronetError(w, http.StatusNotFound, "Post not found")
+		return 0, false
+	}
+	return urn, true
+}
+
+func pageOf[T any](all []T, page, size int) []T {
+	lo := min((page-1)*size, len(all))
+	return all[lo:min(lo+size, len(all))]
+}
+
+func totalPages(n, size int) int { return (n + size - 1) / size }
+
+func (s *Sandbox) pronetComments(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	q := r.URL.Query()
+	page, ok := intParam(q, "page", 1, 1)
+	if !ok {
+		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
+		return
+	}
+	urn, ok := s.postURN(w, q, now)
+	if !ok {
+		return
+	}
+	all := s.world.Comments(urn, now)
+	items := make([]any, 0, commentsPageSize)
+	for _, c := range pageOf(all, page, commentsPageSize) {
+		items = append(items, commentRecord(c, true))
+	}
+	pronetOK(w, map[string]any{"comments": items, "total": len(all), "totalPage": totalPages(len(all), commentsPageSize),
+		"currentPage": page}, nil)
+}
+
+func commentURN(c Comment) string {
+	return fmt.Sprintf("urn:li:comment:(activity:%d,%d)", c.PostURN, c.ID)
+}
+
+func commentRecord(c Comment, top bool) map[string]any {
+	author := map[string]any{"name": c.Person.FullName(), "urn": c.Person.PronetURN(), "username": c.Person.PronetUsername,
+		"pronetUrl": c.Person.PronetURL(), "title": c.Person.Headline}
+	o := map[string]any{
+		"isPinned": c.Pinned, "isEdited": c.Edited, "urn": commentURN(c),
+		"createdAt": c.Time.UnixMilli(), "createdAtString": c.Time.Format(xTime),
+		"permalink": fmt.Sprintf("https://www.linkedin.com/feed/update/urn:li:activity:%d?commentUrn=%s", c.PostURN,
+			url.QueryEscape(commentURN(c))),
+		"text": c.Text, "author": author,
+		"totalSocialActivityCounts": map[string]any{"numComments": len(c.Replies), "likeCount": c.Likes,
+			"appreciationCount": 0, "empathyCount": 0, "InterestCount": 0, "praiseCount": 0, "funnyCount": 0,
+			"maybeCount": 0, "totalReactionCount": c.Likes, "numShares": 0},
+	}
+	replies := make([]any, 0, len(c.Replies))
+	for _, rc := range c.Replies {
+		replies = append(replies, commentRecord(rc, false))
+	}
+	o["replies"] = replies
+	if top {
+		o["threadUrn"] = fmt.Sprintf("urn:li:comment:(urn:li:activity:%d,%d)", c.PostURN, c.ID)
+		author["id"] = strconv.FormatInt(c.Person.PronetID, 10)
+	}
+	return o
+}
+
+func (s *Sandbox) pronetReactions(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	q := r.URL.Query()
+	page, ok := intParam(q, "page", 1, 1)
+	if !ok {
+		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
+		return
+	}
+	urn, ok := s.postURN(w, q, now)
+	if !ok {
+		return
+	}
+	all := s.world.Reactors(urn, now)
+	items := make([]any, 0, reactionsPageSize)
+	for _, rc := range pageOf(all, page, reactionsPageSize) {
+		p := rc.Person
+		items = append(items, map[string]any{"urn": p.PronetURN(), "username": p.PronetUsername, "fullName": p.FullName(),
+			"headline": p.Headline, "profileUrl": p.PronetURL(), "profilePicture": p.Avatar(), "reactionType": rc.Type})
+	}
+	pronetOK(w, map[string]any{"items": items, "total": len(all), "totalPage": totalPages(len(all), reactionsPageSize),
+		"currentPage": page}, nil)
+}
+
+// keywordMatcher matches all words and "quoted phrases" of a keywords string, case-insensitively.
+type keywordMatcher struct{ terms []string }
+
+func newKeywordMatcher(kw string) keywordMatcher {
+	var m keywordMatcher
+	parts := strings.Split(kw, `"`)
+	for i, part := range parts {
+		if i%2 == 1 { // inside quotes
+			if p := strings.ToLower(strings.TrimSpace(part)); p != "" {
+				m.terms = append(m.terms, p)
+			}
+			continue
+		}
+		for _, f := range strings.Fields(strings.ToLower(part)) {
+			m.terms = append(m.terms, f)
+		}
+	}
+	return m
+}
+
+// hits counts occurrences of the terms; 0 when any term is missing.
+func (m keywordMatcher) hits(text string) int {
+	lt := strings.ToLower(text)
+	total := 0
+	for _, t := range m.terms {
+		n := countWord(lt, t)
+		if n == 0 {
+			return 0
+		}
+		total += n
+	}
+	return total
+}
+
+// countWord counts occurrences of term in s that start and end at word boundaries.
+func countWord(s, term string) int {
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], term)
+		if j < 0 {
+			return n
+		}
+		a, b := i+j, i+j+len(term)
+		if (a == 0 || !isWordByte(s[a-1], false)) && (b == len(s) || !isWordByte(s[b], false)) {
+			n++
+		}
+		i = a + 1
+	}
+}
+
+func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	q := r.URL.Query()
+	kw := strings.TrimSpace(q.Get("keywords"))
+	if kw == "" {
+		pronetError(w, http.StatusBadRequest, "keywords is required")
+		return
+	}
+	window := map[string]time.Duration{"past-24h": 24 * time.Hour, "past-week": 7 * 24 * time.Hour,
+		"past-month": pronetSearchMax, "": pronetSearchMax}
+	d, ok := window[q.Get("datePosted")]
+	if !ok {
+		pronetError(w, http.StatusBadRequest, "datePosted must be one of past-24h, past-week, past-month")
+		return
+	}
+	sortBy := q.Get("sortBy")
+	if sortBy != "" && sortBy != "date_posted" && sortBy != "relevance" {
+		pronetError(w, http.StatusBadRequest, "sortBy must be one of date_posted, relevance")
+		return
+	}
+	page, ok := intParam(q, "page", 1, 1)
+	if !ok {
+		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
+		return
+	}
+	for _, f := range strings.Fields(strings.ReplaceAll(kw, `"`, " ")) {
+		if err := checkIdent(f); err != nil && !errors.Is(err, ErrNotFound) && pronetLookupError(w, err, "Search") {
+			return
+		}
+	}
+	m := newKeywordMatcher(kw)
+	type hit struct {
+		post  PronetPost
+		score int
+	}
+	var hits []hit
+	from := now.Add(-d)
+	for b := now.UnixMilli() / hourMS; b >= from.UnixMilli()/hourMS; b-- {
+		for i := 0; i < pronetPerHour; i++ {
+			p := s.world.PublicPronetPost(b, i)
+			if p.Time.Before(from) || p.Time.After(now) {
+				continue
+			}
+			if n := m.hits(p.Text); n > 0 {
+				reactions, _, _, _ := s.world.pronetFinal(p.URN)
+				hits = append(hits, hit{p, n*1000 + reactions})
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if sortBy != "date_posted" && a.score != b.score {
+			return b.score - a.score
+		}
+		return cmpDesc(a.post.URN, b.post.URN)
+	})
+	posts := make([]PronetPost, 0, searchPageSize)
+	for _, h := range pageOf(hits, page, searchPageSize) {
+		posts = append(posts, h.post)
+	}
+	pronetOK(w, map[string]any{"items": s.postRecords(posts, now), "total": len(hits),
+		"totalPage": totalPages(len(hits), searchPageSize), "currentPage": page}, nil)
+}
+
+func (s *Sandbox) pronetProfile(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("username") == "" {
+		pronetError(w, http.StatusBadRequest, "username is required")
+		return
+	}
+	p, err := s.world.PersonByPronet(q.Get("username"))
+	if pronetLookupError(w, err, "Profile") {
+		return
+	}
+	pronetOK(w, profileRecord(p), nil)
+}
