@@ -15,10 +15,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/config"
 	"github.com/trawlhq/trawl/internal/httpapi"
 	"github.com/trawlhq/trawl/internal/jobs"
+	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -56,10 +59,21 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		return err
 	}
 
-	runner, err := jobs.New(jobs.Config{
+	sources, err := OpenSources(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	defer sources.Close()
+	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Now: opts.Now, Log: log}
+
+	var runner *jobs.Runner
+	scheduler := &search.Scheduler{Repo: st, Lease: searchRunLease,
+		Enqueue: func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error { return runner.Enqueue(ctx, args, o) }}
+	runner, err = jobs.New(jobs.Config{
 		Store: st, Log: log, Now: opts.Now, Work: cfg.RunsWorkers(),
 		TickInterval: cfg.TickInterval, Workers: 10,
-		Scanners: []jobs.Scanner{rateWindowPruner{st}},
+		Register: func(w *river.Workers) { river.AddWorker(w, &search.RunWorker{Collector: collector}) },
+		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler},
 	})
 	if err != nil {
 		return err
@@ -79,7 +93,8 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			stopRunner(runner, cfg, log)
 			return fmt.Errorf("listen on %s (TRAWL_ADDR): %w", cfg.Addr, err)
 		}
-		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now})
+		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
+			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector})
 		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go func() { serveErr <- srv.Serve(ln) }()
 		fmt.Fprintf(opts.Stdout, "Trawl is listening on http://%s (role %s, database %s)\n", ln.Addr(), cfg.Role, st.Dialect())
@@ -134,6 +149,10 @@ func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Op
 	opts.Log.Info("bootstrap account created", "account_id", acct.ID, "key_file", path)
 	return nil
 }
+
+// searchRunLease is how long a claimed search run may take before another
+// process may claim it again.
+const searchRunLease = 10 * time.Minute
 
 // rateWindowPruner drops rate-limit windows nobody will read again.
 type rateWindowPruner struct{ st *store.Store }

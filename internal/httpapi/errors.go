@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -119,7 +120,7 @@ func fromHuma(status int, msg string, errs ...error) huma.StatusError {
 		var hd huma.ErrorDetailer
 		if errors.As(err, &hd) {
 			d := hd.ErrorDetail()
-			details = append(details, Detail{Field: cmpOr(d.Location, "body"), Message: d.Message})
+			details = append(details, humaDetail(d))
 			continue
 		}
 		details = append(details, Detail{Field: "body", Message: err.Error()})
@@ -147,11 +148,20 @@ func fromHuma(status int, msg string, errs ...error) huma.StatusError {
 	return NewAPIError(status, CodeBadRequest, msg, details...)
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+var missingPropertyRE = regexp.MustCompile(`^expected required property (\S+) to be present$`)
+
+// humaDetail names the field of a huma validation error; a missing property
+// is reported at the property, not at the object that lacks it.
+func humaDetail(d *huma.ErrorDetail) Detail {
+	field := d.Location
+	if field == "" {
+		field = "body"
 	}
-	return b
+	msg := d.Message
+	if m := missingPropertyRE.FindStringSubmatch(msg); m != nil {
+		field, msg = field+"."+m[1], "is required"
+	}
+	return Detail{Field: field, Message: msg}
 }
 
 func init() {

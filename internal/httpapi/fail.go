@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -15,7 +17,11 @@ var errBadTimestamp = errors.New("must be an ISO 8601 timestamp such as 2026-11-
 // one place where domain errors become statuses; anything unexpected is
 // logged with the request id and answered as a bare 500.
 func (s *Server) fail(ctx context.Context, err error) error {
-	var own *Error
+	var (
+		own         *Error
+		rateLimited *source.RateLimitError
+		upstream    *source.UpstreamError
+	)
 	switch {
 	case errors.As(err, &own):
 		return own
@@ -26,6 +32,19 @@ func (s *Server) fail(ctx context.Context, err error) error {
 	case errors.Is(err, credits.ErrInsufficient):
 		return NewAPIError(http.StatusForbidden, CodeInsufficientCredits, "The account does not have enough credits left this month.").
 			WithSuggestion("Wait for the next billing month or raise the account's monthly credits.")
+	case errors.As(err, &rateLimited):
+		wait := max(int64(rateLimited.ResetAt.Sub(s.now()).Seconds()+0.999), 1)
+		return NewAPIError(http.StatusTooManyRequests, CodeRateLimited, "The "+rateLimited.Source+" upstream is rate limiting requests.").
+			WithSuggestion("Retry after the number of seconds in Retry-After.").
+			WithHeader("Retry-After", strconv.FormatInt(wait, 10))
+	case errors.As(err, &upstream), errors.Is(err, context.DeadlineExceeded):
+		src := "upstream"
+		if upstream != nil {
+			src = upstream.Source
+		}
+		s.log.Warn("upstream failed", "request_id", infoFrom(ctx).id, "error", err)
+		return NewAPIError(http.StatusBadGateway, CodeUpstream, "The "+src+" upstream failed to answer; nothing was charged.").
+			WithSuggestion("Try again in a moment.")
 	case errors.Is(err, context.Canceled):
 		return NewAPIError(499, CodeBadRequest, "The request was cancelled.")
 	}

@@ -54,6 +54,10 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodGet, "/healthz", "healthz", "Operations", "Liveness: the process is up", public), s.handleHealthz)
 	huma.Register(api, route(http.MethodGet, "/readyz", "readyz", "Operations", "Readiness: the database answers", public, alsoErrors(http.StatusServiceUnavailable)), s.handleReadyz)
 
+	// Live pronet lookups.
+
+	// Microblog saved searches.
+
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }
 

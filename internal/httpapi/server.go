@@ -12,6 +12,10 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/search"
+	"github.com/trawlhq/trawl/internal/source/enrich"
+	"github.com/trawlhq/trawl/internal/source/microblog"
+	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -24,6 +28,12 @@ type Deps struct {
 	Store  *store.Store
 	Log    *slog.Logger
 	Now    func() time.Time
+
+	Microblog *microblog.Client
+	Pronet    *pronet.Client
+	Enrich    *enrich.Client
+	// Collector runs saved searches on demand (POST /v1/searches/{id}/run).
+	Collector *search.Collector
 }
 
 // Server is the API as an http.Handler.
@@ -35,11 +45,17 @@ type Server struct {
 	api     huma.API
 	metrics *metrics
 	handler http.Handler
+
+	microblog *microblog.Client
+	pronet    *pronet.Client
+	enrich    *enrich.Client
+	collector *search.Collector
 }
 
 // New builds the API with every route registered.
 func New(d Deps) *Server {
-	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics()}
+	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics(),
+		microblog: d.Microblog, pronet: d.Pronet, enrich: d.Enrich, collector: d.Collector}
 	mux := http.NewServeMux()
 	hc := huma.DefaultConfig("Trawl API", Version)
 	hc.Info.Description = "Social monitoring, lead discovery and workflow automation. " +

@@ -19,37 +19,53 @@ func (s *Store) Spend(ctx context.Context, accountID string, feature credits.Fea
 	if amount <= 0 {
 		return credits.Balance{}, fmt.Errorf("store: spend: amount %d must be positive", amount)
 	}
-	now := s.now()
-	period := credits.PeriodStart(now)
-	bal := credits.Balance{PeriodStart: period}
+	var bal credits.Balance
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := ensurePeriod(ctx, tx, accountID, period, allocation); err != nil {
-			return err
-		}
-		// The condition and the increment are one statement: on PostgreSQL a
-		// concurrent spend waits for the row lock and re-checks the condition
-		// against the committed value; on SQLite writers are serialised.
-		err := tx.QueryRowContext(ctx,
-			`UPDATE credit_periods SET used = used + $3
-			  WHERE account_id = $1 AND period_start = $2 AND used + $3 <= allocation
-			  RETURNING allocation, used`,
-			accountID, ms(period), amount).Scan(&bal.Allocation, &bal.Used)
-		if errors.Is(err, sql.ErrNoRows) {
-			return credits.ErrInsufficient
-		}
-		if err != nil {
-			return fmt.Errorf("update balance: %w", err)
-		}
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			NewID(), accountID, string(feature), amount, reference, ms(now))
-		if err != nil {
-			return fmt.Errorf("record ledger entry: %w", err)
-		}
-		return nil
+		var err error
+		bal, err = spendTx(ctx, tx, Charge{AccountID: accountID, Feature: feature, Amount: amount, Allocation: allocation, Reference: reference}, s.now())
+		return err
 	})
 	if err != nil {
 		return credits.Balance{}, fmt.Errorf("store: spend %d %s credits: %w", amount, feature, err)
+	}
+	return bal, nil
+}
+
+// Charge is a spend made inside another write, so that the write and its
+// price commit or fail together.
+type Charge struct {
+	AccountID  string
+	Feature    credits.Feature
+	Amount     int64
+	Allocation int64
+	Reference  string
+}
+
+func spendTx(ctx context.Context, tx *sql.Tx, c Charge, now time.Time) (credits.Balance, error) {
+	period := credits.PeriodStart(now)
+	bal := credits.Balance{PeriodStart: period}
+	if err := ensurePeriod(ctx, tx, c.AccountID, period, c.Allocation); err != nil {
+		return bal, err
+	}
+	// The condition and the increment are one statement: on PostgreSQL a
+	// concurrent spend waits for the row lock and re-checks the condition
+	// against the committed value; on SQLite writers are serialised.
+	err := tx.QueryRowContext(ctx,
+		`UPDATE credit_periods SET used = used + $3
+		  WHERE account_id = $1 AND period_start = $2 AND used + $3 <= allocation
+		  RETURNING allocation, used`,
+		c.AccountID, ms(period), c.Amount).Scan(&bal.Allocation, &bal.Used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return bal, credits.ErrInsufficient
+	}
+	if err != nil {
+		return bal, fmt.Errorf("update balance: %w", err)
+	}
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		NewID(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now))
+	if err != nil {
+		return bal, fmt.Errorf("record ledger entry: %w", err)
 	}
 	return bal, nil
 }
@@ -87,8 +103,8 @@ type Usage struct {
 	ResultsTotal   int64
 }
 
-// Usage sums the ledger over [from, to) and counts the account's monitors
-// and collected results.
+// Usage sums the ledger over [from, to), counts the account's monitors
+// (deleted ones excluded) and the results collected in the period.
 func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time) (Usage, error) {
 	u := Usage{ByFeature: map[credits.Feature]int64{}}
 	rows, err := s.read.QueryContext(ctx,
@@ -113,6 +129,19 @@ func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time)
 	}
 	if err := rows.Err(); err != nil {
 		return Usage{}, fmt.Errorf("store: usage: %w", err)
+	}
+	err = s.read.QueryRowContext(ctx,
+		`SELECT COALESCE(SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END), 0), COUNT(*)
+		   FROM searches WHERE account_id = $1 AND status <> 'deleted'`, accountID).Scan(&u.MonitorsActive, &u.MonitorsTotal)
+	if err != nil {
+		return Usage{}, fmt.Errorf("store: usage: count monitors: %w", err)
+	}
+	err = s.read.QueryRowContext(ctx,
+		`SELECT COUNT(*) FROM search_results r JOIN searches s ON s.id = r.search_id
+		  WHERE s.account_id = $1 AND r.collected_at >= $2 AND r.collected_at < $3`,
+		accountID, ms(from), ms(to)).Scan(&u.ResultsTotal)
+	if err != nil {
+		return Usage{}, fmt.Errorf("store: usage: count results: %w", err)
 	}
 	return u, nil
 }

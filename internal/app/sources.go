@@ -1,0 +1,73 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/sandbox"
+	"github.com/trawlhq/trawl/internal/source"
+	"github.com/trawlhq/trawl/internal/source/enrich"
+	"github.com/trawlhq/trawl/internal/source/microblog"
+	"github.com/trawlhq/trawl/internal/source/pronet"
+)
+
+// Sources are the connectors to the upstream platforms.
+type Sources struct {
+	Microblog *microblog.Client
+	Pronet    *pronet.Client
+	Enrich    *enrich.Client
+	// sandbox serves every source whose URL is unset; nil when none is.
+	sandbox *sandbox.Server
+}
+
+// Close stops the sandbox, if one runs.
+func (s Sources) Close() error {
+	if s.sandbox == nil {
+		return nil
+	}
+	return s.sandbox.Close()
+}
+
+// sandboxCredential is what the connectors send to the sandbox, which
+// accepts any non-empty credential.
+const sandboxCredential = "sandbox"
+
+// OpenSources builds the connectors. A source without a URL talks to the
+// built-in sandbox, started on loopback for the life of ctx; sandbox data is
+// never mixed with a real upstream of the same source.
+func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources, error) {
+	mbURL, mbToken := cfg.MicroblogAPIURL, cfg.MicroblogBearerToken
+	pnURL, pnKey := cfg.PronetAPIURL, cfg.PronetAPIKey
+	enURL, enKey := cfg.EnrichAPIURL, cfg.EnrichAPIKey
+	var sb *sandbox.Server
+	if mbURL == "" || pnURL == "" || enURL == "" {
+		var err error
+		sb, err = sandbox.Start(ctx, "127.0.0.1:0", sandbox.Config{Seed: cfg.SandboxSeed, Now: opts.Now, Logger: opts.Log.With("component", "sandbox")})
+		if err != nil {
+			return Sources{}, err
+		}
+		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnURL == "", "enrich": enURL == ""} {
+			if unset {
+				opts.Log.Info("source uses the built-in sandbox", "source", name, "seed", cfg.SandboxSeed)
+			}
+		}
+	}
+	if mbURL == "" {
+		mbURL, mbToken = sb.MicroblogURL(), sandboxCredential
+	}
+	if pnURL == "" {
+		pnURL, pnKey = sb.PronetURL(), sandboxCredential
+	}
+	if enURL == "" {
+		enURL, enKey = sb.EnrichURL(), sandboxCredential
+	}
+	hc := &http.Client{Timeout: 30 * time.Second}
+	return Sources{
+		Microblog: microblog.New(microblog.Config{BaseURL: mbURL, BearerToken: mbToken, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
+		Pronet:    pronet.New(pronet.Config{BaseURL: pnURL, APIKey: pnKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
+		Enrich:    enrich.New(enrich.Config{BaseURL: enURL, APIKey: enKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
+		sandbox:   sb,
+	}, nil
+}

@@ -1,0 +1,301 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/search"
+	"github.com/trawlhq/trawl/internal/source"
+)
+
+const searchColumns = `id, account_id, name, kind, status, definition, created_at, updated_at, total_results,
+	last_result_at, next_run_at, last_run_at, COALESCE(last_error, ''), failures, watermark, profile_user_id`
+
+func scanSearch(row interface{ Scan(...any) error }) (search.Search, error) {
+	var (
+		s                         search.Search
+		kind, status, def         string
+		created, updated          int64
+		lastResult, next, lastRun sql.NullInt64
+	)
+	err := row.Scan(&s.ID, &s.AccountID, &s.Name, &kind, &status, &def, &created, &updated, &s.TotalResults,
+		&lastResult, &next, &lastRun, &s.LastError, &s.Failures, &s.Watermark, &s.ProfileUserID)
+	if err != nil {
+		return search.Search{}, err
+	}
+	if err := json.Unmarshal([]byte(def), &s.Definition); err != nil {
+		return search.Search{}, fmt.Errorf("decode definition of search %s: %w", s.ID, err)
+	}
+	s.Kind, s.Status = search.Kind(kind), search.Status(status)
+	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
+	s.LastResultAt, s.NextRunAt, s.LastRunAt = nullTime(lastResult), nullTime(next), nullTime(lastRun)
+	return s, nil
+}
+
+// CreateSearch stores a new active search, due at once, and charges its
+// price in the same transaction: no search without its charge, no charge
+// without its search.
+func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge Charge) error {
+	def, err := json.Marshal(sr.Definition)
+	if err != nil {
+		return fmt.Errorf("store: create search: %w", err)
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	sr.ID, sr.Status, sr.CreatedAt, sr.UpdatedAt, sr.NextRunAt = NewID(), search.StatusActive, now, now, &now
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if charge.Amount > 0 {
+			charge.Reference = sr.ID
+			if _, err := spendTx(ctx, tx, charge, now); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO searches (id, account_id, name, kind, status, definition, created_at, updated_at, next_run_at)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
+			sr.ID, sr.AccountID, sr.Name, string(sr.Kind), string(sr.Status), string(def), ms(now))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: create search: %w", err)
+	}
+	return nil
+}
+
+// SearchByID returns any search that exists, deleted ones included (the
+// collector needs to see deletion); search.ErrGone when there is none.
+func (s *Store) SearchByID(ctx context.Context, id string) (search.Search, error) {
+	if !ValidID(id) {
+		return search.Search{}, fmt.Errorf("store: search %q: %w", id, search.ErrGone)
+	}
+	sr, err := scanSearch(s.read.QueryRowContext(ctx, `SELECT `+searchColumns+` FROM searches WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return search.Search{}, fmt.Errorf("store: search %q: %w", id, search.ErrGone)
+	}
+	if err != nil {
+		return search.Search{}, fmt.Errorf("store: search %q: %w", id, err)
+	}
+	return sr, nil
+}
+
+// AccountSearch returns a search of the account; ErrNotFound for deleted
+// searches and other accounts' searches alike.
+func (s *Store) AccountSearch(ctx context.Context, accountID, id string) (search.Search, error) {
+	if !ValidID(id) {
+		return search.Search{}, fmt.Errorf("store: search %q: %w", id, ErrNotFound)
+	}
+	sr, err := scanSearch(s.read.QueryRowContext(ctx,
+		`SELECT `+searchColumns+` FROM searches WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`, id, accountID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return search.Search{}, fmt.Errorf("store: search %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return search.Search{}, fmt.Errorf("store: search %q: %w", id, err)
+	}
+	return sr, nil
+}
+
+// UpdateSearch writes the editable parts of a search: name, status,
+// definition and next run. It refuses deleted searches.
+func (s *Store) UpdateSearch(ctx context.Context, sr *search.Search) error {
+	def, err := json.Marshal(sr.Definition)
+	if err != nil {
+		return fmt.Errorf("store: update search: %w", err)
+	}
+	sr.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+	var next any
+	if sr.NextRunAt != nil {
+		next = ms(*sr.NextRunAt)
+	}
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE searches SET name = $3, status = $4, definition = $5, next_run_at = $6, updated_at = $7
+		  WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
+		sr.ID, sr.AccountID, sr.Name, string(sr.Status), string(def), next, ms(sr.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("store: update search %s: %w", sr.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: update search %s: %w", sr.ID, ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteSearch soft-deletes a search: it disappears from the API and stops
+// at once (a run in flight stores nothing).
+func (s *Store) DeleteSearch(ctx context.Context, accountID, id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("store: delete search %q: %w", id, ErrNotFound)
+	}
+	now := ms(s.now())
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE searches SET status = 'deleted', deleted_at = $3, updated_at = $3, next_run_at = NULL
+		  WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`, id, accountID, now)
+	if err != nil {
+		return fmt.Errorf("store: delete search %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: delete search %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// SearchStats counts results collected since the start of today and of the
+// current ISO week (Monday), UTC.
+func (s *Store) SearchStats(ctx context.Context, id string, now time.Time) (search.Stats, error) {
+	now = now.UTC()
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	week := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+	var st search.Stats
+	err := s.read.QueryRowContext(ctx,
+		`SELECT COALESCE(SUM(CASE WHEN collected_at >= $2 THEN 1 ELSE 0 END), 0), COUNT(*)
+		   FROM search_results WHERE search_id = $1 AND collected_at >= $3`,
+		id, ms(today), ms(week)).Scan(&st.ResultsToday, &st.ResultsThisWeek)
+	if err != nil {
+		return search.Stats{}, fmt.Errorf("store: search stats %s: %w", id, err)
+	}
+	return st, nil
+}
+
+// SearchPage is one page of an account's searches.
+type SearchPage struct {
+	Searches   []search.Search
+	NextCursor string
+}
+
+// ListSearches pages through an account's searches, newest first; status
+// filters when not empty.
+func (s *Store) ListSearches(ctx context.Context, accountID string, status search.Status, limit int, cursor string) (SearchPage, error) {
+	args := []any{accountID, limit + 1}
+	where := `account_id = $1 AND status <> 'deleted'`
+	if status != "" {
+		args = append(args, string(status))
+		where += fmt.Sprintf(` AND status = $%d`, len(args))
+	}
+	if cursor != "" {
+		at, id, err := decodeCursor(cursor)
+		if err != nil {
+			return SearchPage{}, err
+		}
+		args = append(args, at, id)
+		where += fmt.Sprintf(` AND (created_at < $%d OR (created_at = $%d AND id < $%d))`, len(args)-1, len(args)-1, len(args))
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT `+searchColumns+` FROM searches WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT $2`, args...)
+	if err != nil {
+		return SearchPage{}, fmt.Errorf("store: list searches: %w", err)
+	}
+	defer rows.Close()
+	var page SearchPage
+	for rows.Next() {
+		sr, err := scanSearch(rows)
+		if err != nil {
+			return SearchPage{}, fmt.Errorf("store: list searches: %w", err)
+		}
+		page.Searches = append(page.Searches, sr)
+	}
+	if err := rows.Err(); err != nil {
+		return SearchPage{}, fmt.Errorf("store: list searches: %w", err)
+	}
+	if len(page.Searches) > limit {
+		page.Searches = page.Searches[:limit]
+		last := page.Searches[limit-1]
+		page.NextCursor = encodeCursor(ms(last.CreatedAt), last.ID)
+	}
+	return page, nil
+}
+
+// ErrBadCursor means a pagination cursor was not one the store made.
+var ErrBadCursor = errors.New("store: malformed cursor")
+
+// Cursors are opaque to clients: base64url of "<unix ms>:<id>".
+func encodeCursor(at int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at, 10) + ":" + id))
+}
+
+func decodeCursor(c string) (int64, string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", ErrBadCursor
+	}
+	at, id, ok := strings.Cut(string(raw), ":")
+	n, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || id == "" {
+		return 0, "", ErrBadCursor
+	}
+	return n, id, nil
+}
+
+// ResultPage is one page of a search's results.
+type ResultPage struct {
+	Items      []source.Item
+	NextCursor string
+	TotalCount int64
+}
+
+// Results pages through a search's results, newest first, by keyset on
+// (published_at, post_id), so a deep page costs what the first does.
+// from, when not zero, keeps results published at or after it.
+func (s *Store) Results(ctx context.Context, sr search.Search, limit int, cursor string, from time.Time) (ResultPage, error) {
+	args := []any{sr.ID, limit + 1}
+	where := `search_id = $1`
+	if !from.IsZero() {
+		args = append(args, ms(from))
+		where += fmt.Sprintf(` AND published_at >= $%d`, len(args))
+	}
+	countWhere, countArgs := where, append([]any{sr.ID}, args[2:]...)
+	if cursor != "" {
+		at, id, err := decodeCursor(cursor)
+		if err != nil {
+			return ResultPage{}, err
+		}
+		args = append(args, at, id)
+		where += fmt.Sprintf(` AND (published_at < $%d OR (published_at = $%d AND post_id < $%d))`, len(args)-1, len(args)-1, len(args))
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT item, published_at, post_id FROM search_results WHERE `+where+
+			` ORDER BY published_at DESC, post_id DESC LIMIT $2`, args...)
+	if err != nil {
+		return ResultPage{}, fmt.Errorf("store: results of %s: %w", sr.ID, err)
+	}
+	defer rows.Close()
+	var (
+		page    ResultPage
+		lastPub int64
+		lastID  string
+	)
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw, &lastPub, &lastID); err != nil {
+			return ResultPage{}, fmt.Errorf("store: results of %s: %w", sr.ID, err)
+		}
+		if len(page.Items) == limit {
+			page.NextCursor = encodeCursor(prevPub(page.Items), page.Items[limit-1].ID)
+			break
+		}
+		var it source.Item
+		if err := json.Unmarshal(raw, &it); err != nil {
+			return ResultPage{}, fmt.Errorf("store: decode result %s: %w", lastID, err)
+		}
+		page.Items = append(page.Items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return ResultPage{}, fmt.Errorf("store: results of %s: %w", sr.ID, err)
+	}
+	if from.IsZero() {
+		page.TotalCount = sr.TotalResults
+	} else {
+		countWhere = strings.Replace(countWhere, "$3", "$2", 1)
+		if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM search_results WHERE `+countWhere, countArgs...).Scan(&page.TotalCount); err != nil {
+			return ResultPage{}, fmt.Errorf("store: count results of %s: %w", sr.ID, err)
+		}
+	}
+	return page, nil
+}
+
+func prevPub(items []source.Item) int64 { return ms(items[len(items)-1].PublishedAt) }
