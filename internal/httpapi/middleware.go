@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -207,4 +208,16 @@ func (s *Server) writeHumaError(ctx huma.Context, err *Error) {
 	if err := s.api.Marshal(ctx.BodyWriter(), "application/json", err); err != nil {
 		s.log.Error("write error body", "error", err)
 	}
+}
+
+// jsonBodies treats every request body as JSON, as the spec says all bodies
+// are: a body sent without a content type, or with curl's default form
+// type, is read as JSON instead of refused.
+func jsonBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ct := r.Header.Get("Content-Type"); r.ContentLength != 0 && (ct == "" || strings.HasPrefix(ct, "application/x-www-form-urlencoded")) {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -55,11 +55,33 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodGet, "/readyz", "readyz", "Operations", "Readiness: the database answers", public, alsoErrors(http.StatusServiceUnavailable)), s.handleReadyz)
 
 	// Live pronet lookups.
+	huma.Register(api, route(http.MethodPost, "/v1/profile/posts", "profile-posts", "Live lookups", "Recent posts of a pronet profile (1 credit per post)",
+		access{permission: auth.PermTrackProfilePosts, feature: auth.FeatureProfilePosts}, alsoErrors(http.StatusBadGateway)), s.handleProfilePosts)
+	huma.Register(api, route(http.MethodPost, "/v1/company/posts", "company-posts", "Live lookups", "Recent posts of a pronet company page (1 credit per post)",
+		withKey(auth.PermTrackCompanyPosts), alsoErrors(http.StatusBadGateway)), s.handleCompanyPosts)
+	huma.Register(api, route(http.MethodPost, "/v1/company/comments", "company-comments", "Live lookups", "Comments of a pronet post (1 credit per comment)",
+		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusBadGateway)), s.handleCompanyComments)
+	huma.Register(api, route(http.MethodPost, "/v1/profile/enrich", "profile-enrich", "Live lookups", "Enriched pronet profile (1 credit when found)",
+		withKey(auth.PermEnrichProfile), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleProfileEnrich)
 
 	// Microblog saved searches.
+	read, write := withKey(auth.PermSearchesRead), withKey(auth.PermSearchesWrite)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/posts", "create-microblog-posts-search", "Searches", "Create a keyword search (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePostsSearch)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/profile", "create-microblog-profile-search", "Searches", "Create a profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreateProfileSearch)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/posts/preview", "preview-microblog-posts-search", "Searches", "Preview a keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPosts)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/profile/preview", "preview-microblog-profile-search", "Searches", "Preview a profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewProfile)
+	huma.Register(api, route(http.MethodGet, "/v1/searches", "list-searches", "Searches", "List saved searches", read), s.handleListSearches)
+	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}", "get-search", "Searches", "Get a saved search with its stats", read, alsoErrors(http.StatusNotFound)), s.handleGetSearch)
+	huma.Register(api, route(http.MethodPatch, "/v1/searches/{id}", "update-search", "Searches", "Update a saved search (partial)", write, alsoErrors(http.StatusNotFound)), s.handlePatchSearch)
+	huma.Register(api, route(http.MethodDelete, "/v1/searches/{id}", "delete-search", "Searches", "Delete a saved search; it stops at once", write, alsoErrors(http.StatusNotFound)), s.handleDeleteSearch)
+	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/results", "list-search-results", "Searches", "Results of a saved search, newest first", read, alsoErrors(http.StatusNotFound)), s.handleSearchResults)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/{id}/run", "run-search", "Searches", "Run a saved search now", write, alsoErrors(http.StatusNotFound, http.StatusConflict, http.StatusBadGateway)), s.handleRunSearch)
 
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }
+
+// created makes an operation answer 201.
+func created(op *huma.Operation) { op.DefaultStatus = http.StatusCreated }
 
 func alsoErrors(codes ...int) func(*huma.Operation) {
 	return func(op *huma.Operation) { op.Errors = append(op.Errors, codes...) }

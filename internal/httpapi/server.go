@@ -75,7 +75,7 @@ func New(d Deps) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
-	s.handler = observe(s.log, s.metrics, s.now, mux)
+	s.handler = observe(s.log, s.metrics, s.now, jsonBodies(mux))
 	return s
 }
 

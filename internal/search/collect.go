@@ -109,46 +109,71 @@ func backoff(n int) time.Duration {
 }
 
 func (c *Collector) fetch(ctx context.Context, s *Search, now time.Time) ([]source.Item, string, error) {
+	if s.Kind == KindProfile && s.ProfileUserID == "" {
+		id, err := resolveProfile(ctx, c.Microblog, s.Definition.ProfileUsername)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := c.Repo.SetProfileUserID(ctx, s.ID, id); err != nil {
+			return nil, "", err
+		}
+		s.ProfileUserID = id
+	}
+	return fetch(ctx, c.Microblog, *s, now)
+}
+
+// Preview fetches what a first run of the search would collect now,
+// storing nothing.
+func Preview(ctx context.Context, mb Microblog, s Search, now time.Time) ([]source.Item, error) {
 	if s.Kind == KindProfile {
-		return c.fetchProfile(ctx, s, now)
+		id, err := resolveProfile(ctx, mb, s.Definition.ProfileUsername)
+		if err != nil {
+			return nil, err
+		}
+		s.ProfileUserID = id
+	}
+	items, _, err := fetch(ctx, mb, s, now)
+	return items, err
+}
+
+func resolveProfile(ctx context.Context, mb Microblog, username string) (string, error) {
+	u, err := mb.UserByUsername(ctx, username)
+	if err != nil {
+		return "", fmt.Errorf("resolve @%s: %w", username, err)
+	}
+	return u.ID, nil
+}
+
+// fetch reads the posts a run collects: those newer than the watermark
+// within the time frame, at most max_results.
+func fetch(ctx context.Context, mb Microblog, s Search, now time.Time) ([]source.Item, string, error) {
+	d := s.Definition
+	if s.Kind == KindProfile {
+		p := microblog.TimelineParams{SinceID: s.Watermark, MaxResults: min(max(d.MaxResults, 5), 100)}
+		if s.Watermark == "" {
+			p.StartTime = Since(d.TimeFrame, now)
+		}
+		return collectPages(d.MaxResults, func(token string) (microblog.Page, error) {
+			p.PaginationToken = token
+			return mb.UserTweets(ctx, s.ProfileUserID, p)
+		})
 	}
 	maxLen := query.MaxLenRecent
-	if s.Definition.UseFullArchive {
+	if d.UseFullArchive {
 		maxLen = query.MaxLenFullArchive
 	}
-	compiled, err := query.Compile(s.Definition.QuerySpec(), maxLen)
+	compiled, err := query.Compile(d.QuerySpec(), maxLen)
 	if err != nil {
 		return nil, "", fmt.Errorf("compile query: %w", err)
 	}
 	p := microblog.SearchParams{
 		Query: compiled.Query, SortOrder: compiled.SortOrder,
-		StartTime: Since(s.Definition.TimeFrame, now), SinceID: s.Watermark,
-		MaxResults: s.Definition.MaxResults, FullArchive: s.Definition.UseFullArchive,
+		StartTime: Since(d.TimeFrame, now), SinceID: s.Watermark,
+		MaxResults: d.MaxResults, FullArchive: d.UseFullArchive,
 	}
-	return collectPages(s.Definition.MaxResults, func(token string) (microblog.Page, error) {
+	return collectPages(d.MaxResults, func(token string) (microblog.Page, error) {
 		p.NextToken = token
-		return c.Microblog.Search(ctx, p)
-	})
-}
-
-func (c *Collector) fetchProfile(ctx context.Context, s *Search, now time.Time) ([]source.Item, string, error) {
-	if s.ProfileUserID == "" {
-		u, err := c.Microblog.UserByUsername(ctx, s.Definition.ProfileUsername)
-		if err != nil {
-			return nil, "", fmt.Errorf("resolve @%s: %w", s.Definition.ProfileUsername, err)
-		}
-		if err := c.Repo.SetProfileUserID(ctx, s.ID, u.ID); err != nil {
-			return nil, "", err
-		}
-		s.ProfileUserID = u.ID
-	}
-	p := microblog.TimelineParams{SinceID: s.Watermark, MaxResults: min(max(s.Definition.MaxResults, 5), 100)}
-	if s.Watermark == "" {
-		p.StartTime = Since(s.Definition.TimeFrame, now)
-	}
-	return collectPages(s.Definition.MaxResults, func(token string) (microblog.Page, error) {
-		p.PaginationToken = token
-		return c.Microblog.UserTweets(ctx, s.ProfileUserID, p)
+		return mb.Search(ctx, p)
 	})
 }
 

@@ -1,0 +1,682 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/query"
+	"github.com/trawlhq/trawl/internal/search"
+	"github.com/trawlhq/trawl/internal/source"
+	"github.com/trawlhq/trawl/internal/source/microblog"
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// postsBody is the body of POST /v1/searches/microblog/posts and its preview.
+type postsBody struct {
+	Name              string   `json:"name,omitempty" maxLength:"255" doc:"1-255 characters; required to create, ignored by the preview."`
+	Keywords          []string `json:"keywords,omitempty" maxItems:"10" doc:"OR keywords; may be omitted only with a standalone operator."`
+	KeywordsAnd       []string `json:"keywords_and,omitempty" doc:"Keywords that must all be present."`
+	KeywordsNot       []string `json:"keywords_not,omitempty" doc:"Excluded keywords. keywords, keywords_and and keywords_not hold at most 10 items together."`
+	TimeFrame         string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-YEAR,ALL-TIME" doc:"Default past-week."`
+	MaxResults        int      `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Results per run, 10-100; default 50."`
+	Frequency         string   `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY; HOURLY needs ENTERPRISE or CUSTOM. Ignored by the preview."`
+	SearchType        string   `json:"search_type,omitempty" enum:"Top,Latest,Videos,Photos,top,latest,videos,photos" doc:"Default Latest."`
+	MicroblogLanguage string   `json:"microblog_language,omitempty" doc:"Language code, e.g. en or pt-BR."`
+	ExcludeRetweets   bool     `json:"exclude_retweets,omitempty"`
+	ExcludeReplies    bool     `json:"exclude_replies,omitempty"`
+	VerifiedOnly      bool     `json:"verified_only,omitempty"`
+	HasLinks          bool     `json:"has_links,omitempty"`
+	UseFullArchive    bool     `json:"use_full_archive,omitempty" doc:"Needs a key with full-archive access."`
+	HasMedia          *string  `json:"has_media,omitempty" nullable:"true" doc:"any, images or video; null means no filter."`
+	FromUsers         []string `json:"from_users,omitempty" doc:"Usernames (standalone operator)."`
+	ToUser            string   `json:"to_user,omitempty" doc:"Username (standalone operator)."`
+	URLContains       string   `json:"url_contains,omitempty" doc:"Standalone operator."`
+	RetweetsOf        string   `json:"retweets_of,omitempty" doc:"Username (standalone operator)."`
+	ConversationID    string   `json:"conversation_id,omitempty" doc:"Numeric post id (standalone operator)."`
+	ListID            string   `json:"list_id,omitempty" doc:"Numeric list id (standalone operator)."`
+	ContextAnnotation string   `json:"context_annotation,omitempty" doc:"domain_id.entity_id (standalone operator)."`
+	PlaceCountry      string   `json:"place_country,omitempty" doc:"ISO 3166-1 alpha-2 country code (standalone operator)."`
+}
+
+// profileBody is the body of POST /v1/searches/microblog/profile and its preview.
+type profileBody struct {
+	Name       string `json:"name,omitempty" maxLength:"255" doc:"1-255 characters; required to create, ignored by the preview."`
+	ProfileURL string `json:"profile_url" doc:"A profile URL on x.com or twitter.com, e.g. https://x.com/jack."`
+	MaxResults int    `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Results per run, 10-100; default 50."`
+	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY. Ignored by the preview."`
+}
+
+var (
+	usernameRE   = regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`)
+	countryRE    = regexp.MustCompile(`^[A-Za-z]{2}$`)
+	languageRE   = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$`)
+	numericIDRE  = regexp.MustCompile(`^[0-9]{1,19}$`)
+	contextRE    = regexp.MustCompile(`^[0-9]{1,19}\.([0-9]{1,19}|\*)$`)
+	standaloneOp = "from_users, to_user, url_contains, place_country, retweets_of, conversation_id, list_id or context_annotation"
+)
+
+// problems collects every invalid field of a body.
+type problems []Detail
+
+func (p *problems) add(field, format string, args ...any) {
+	*p = append(*p, Detail{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return validationError(p...)
+}
+
+func cleanList(field string, in []string, p *problems) []string {
+	out := make([]string, 0, len(in))
+	for i, v := range in {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			p.add(fmt.Sprintf("%s[%d]", field, i), "must not be empty")
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func cleanUsername(field, v string, p *problems) string {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "@")
+	if !usernameRE.MatchString(v) {
+		p.add(field, "must be a username of 1-15 letters, digits or underscores")
+	}
+	return v
+}
+
+// definition validates a posts body into a search definition, listing every
+// problem. forCreate makes name required.
+func (b postsBody) definition(forCreate bool) (search.Definition, error) {
+	var p problems
+	if forCreate {
+		checkName(b.Name, &p)
+	}
+	d := search.Definition{
+		Keywords:    cleanList("body.keywords", b.Keywords, &p),
+		KeywordsAnd: cleanList("body.keywords_and", b.KeywordsAnd, &p),
+		KeywordsNot: cleanList("body.keywords_not", b.KeywordsNot, &p),
+		TimeFrame:   strings.ToLower(cmpOrString(b.TimeFrame, search.DefaultTimeFrame)),
+		MaxResults:  cmpOrInt(b.MaxResults, search.DefaultMaxResults),
+		Frequency:   search.Frequency(strings.ToUpper(cmpOrString(b.Frequency, string(search.DefaultFrequency)))),
+		SearchType:  canonicalSearchType(cmpOrString(b.SearchType, search.DefaultSearchType)),
+		JobTitles:   []string{},
+		Language:    strings.TrimSpace(b.MicroblogLanguage),
+		ExcludeRetweets: b.ExcludeRetweets, ExcludeReplies: b.ExcludeReplies, VerifiedOnly: b.VerifiedOnly,
+		HasLinks: b.HasLinks, UseFullArchive: b.UseFullArchive,
+		URLContains: strings.TrimSpace(b.URLContains),
+	}
+	if total := len(b.Keywords) + len(b.KeywordsAnd) + len(b.KeywordsNot); total > 10 {
+		p.add("body.keywords", "keywords, keywords_and and keywords_not hold %d items together; at most 10 are allowed", total)
+	}
+	if b.HasMedia != nil {
+		switch m := strings.ToLower(*b.HasMedia); m {
+		case "any", "images", "video":
+			d.HasMedia = m
+		default:
+			p.add("body.has_media", "must be any, images, video or null")
+		}
+	}
+	if d.Language != "" && !languageRE.MatchString(d.Language) {
+		p.add("body.microblog_language", "must be a language code such as en or pt-BR")
+	}
+	for i, u := range b.FromUsers {
+		d.FromUsers = append(d.FromUsers, cleanUsername(fmt.Sprintf("body.from_users[%d]", i), u, &p))
+	}
+	if b.ToUser != "" {
+		d.ToUser = cleanUsername("body.to_user", b.ToUser, &p)
+	}
+	if b.RetweetsOf != "" {
+		d.RetweetsOf = cleanUsername("body.retweets_of", b.RetweetsOf, &p)
+	}
+	if v := strings.TrimSpace(b.PlaceCountry); v != "" {
+		if !countryRE.MatchString(v) {
+			p.add("body.place_country", "must be a two-letter country code such as US")
+		}
+		d.PlaceCountry = strings.ToUpper(v)
+	}
+	if v := strings.TrimSpace(b.ConversationID); v != "" {
+		if !numericIDRE.MatchString(v) {
+			p.add("body.conversation_id", "must be a numeric post id")
+		}
+		d.ConversationID = v
+	}
+	if v := strings.TrimSpace(b.ListID); v != "" {
+		if !numericIDRE.MatchString(v) {
+			p.add("body.list_id", "must be a numeric list id")
+		}
+		d.ListID = v
+	}
+	if v := strings.TrimSpace(b.ContextAnnotation); v != "" {
+		if !contextRE.MatchString(v) {
+			p.add("body.context_annotation", "must be domain_id.entity_id, e.g. 65.825047692124442624")
+		}
+		d.ContextAnnotation = v
+	}
+	hasStandalone := len(d.FromUsers) > 0 || d.ToUser != "" || d.URLContains != "" || d.PlaceCountry != "" ||
+		d.RetweetsOf != "" || d.ConversationID != "" || d.ListID != "" || d.ContextAnnotation != ""
+	if len(d.Keywords)+len(d.KeywordsAnd) == 0 && !hasStandalone && len(b.Keywords) == 0 {
+		p.add("body.keywords", "is required unless a standalone operator is given (%s)", standaloneOp)
+	}
+	if len(p) == 0 {
+		maxLen := query.MaxLenRecent
+		if d.UseFullArchive {
+			maxLen = query.MaxLenFullArchive
+		}
+		var tooLong *query.LengthError
+		if _, err := query.Compile(d.QuerySpec(), maxLen); errors.As(err, &tooLong) {
+			p.add("body.keywords", "the compiled query is %d characters long; the limit is %d", tooLong.Length, tooLong.Limit)
+		} else if errors.Is(err, query.ErrNoStandalone) {
+			p.add("body.keywords", "needs at least one keyword or standalone operator that is not an exclusion")
+		} else if err != nil {
+			p.add("body", "%v", err)
+		}
+	}
+	return d, p.err()
+}
+
+func (b profileBody) definition(hosts []string, forCreate bool) (search.Definition, error) {
+	var p problems
+	if forCreate {
+		checkName(b.Name, &p)
+	}
+	username, err := microblog.ParseProfileURL(strings.TrimSpace(b.ProfileURL), hosts)
+	if err != nil {
+		p.add("body.profile_url", "must be a profile URL on %s, e.g. https://%s/jack", strings.Join(hosts, " or "), hosts[0])
+	}
+	d := search.Definition{
+		Keywords: []string{}, KeywordsAnd: []string{}, KeywordsNot: []string{}, JobTitles: []string{},
+		TimeFrame:  search.DefaultTimeFrame,
+		MaxResults: cmpOrInt(b.MaxResults, search.DefaultMaxResults),
+		Frequency:  search.Frequency(strings.ToUpper(cmpOrString(b.Frequency, string(search.DefaultFrequency)))),
+		SearchType: search.DefaultSearchType,
+		ProfileURL: "https://" + hosts[0] + "/" + username, ProfileUsername: username,
+	}
+	return d, p.err()
+}
+
+func checkName(name string, p *problems) {
+	n := len([]rune(strings.TrimSpace(name)))
+	if n < 1 || n > 255 {
+		p.add("body.name", "is required and must be 1-255 characters")
+	}
+}
+
+func canonicalSearchType(s string) string {
+	for _, v := range []string{"Top", "Latest", "Videos", "Photos"} {
+		if strings.EqualFold(s, v) {
+			return v
+		}
+	}
+	return s
+}
+
+func cmpOrString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func cmpOrInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// gate enforces the plan and key requirements of a definition.
+func gate(p auth.Principal, d search.Definition) error {
+	if d.Frequency == search.Hourly && !p.Account.Plan.Allows(auth.FeatureHourlyFrequency) {
+		return planRequired(p.Account.Plan, auth.FeatureHourlyFrequency).
+			WithSuggestion("Use DAILY or another frequency, or upgrade to ENTERPRISE or CUSTOM for HOURLY.")
+	}
+	if d.UseFullArchive && !p.Key.FullArchive {
+		return NewAPIError(http.StatusForbidden, CodeElevatedAccess, "use_full_archive needs a key with full-archive access.",
+			Detail{Field: "body.use_full_archive", Message: "needs elevated access"}).
+			WithSuggestion("Create a key with `trawl keys create --full-archive`, or drop use_full_archive.")
+	}
+	return nil
+}
+
+// searchQuery and searchFilters are the spec's query.* and filters.* of a saved search.
+type searchQuery struct {
+	Keywords          []string `json:"keywords"`
+	KeywordsAnd       []string `json:"keywords_and"`
+	KeywordsNot       []string `json:"keywords_not"`
+	MonitoringType    string   `json:"monitoring_type" enum:"microblog-posts,microblog-profile"`
+	ProfileURL        string   `json:"profile_url,omitempty"`
+	MicroblogLanguage string   `json:"microblog_language,omitempty"`
+	ExcludeRetweets   bool     `json:"exclude_retweets,omitempty"`
+	ExcludeReplies    bool     `json:"exclude_replies,omitempty"`
+	VerifiedOnly      bool     `json:"verified_only,omitempty"`
+	HasLinks          bool     `json:"has_links,omitempty"`
+	UseFullArchive    bool     `json:"use_full_archive,omitempty"`
+	HasMedia          string   `json:"has_media,omitempty"`
+	FromUsers         []string `json:"from_users,omitempty"`
+	ToUser            string   `json:"to_user,omitempty"`
+	URLContains       string   `json:"url_contains,omitempty"`
+	RetweetsOf        string   `json:"retweets_of,omitempty"`
+	ConversationID    string   `json:"conversation_id,omitempty"`
+	ListID            string   `json:"list_id,omitempty"`
+	ContextAnnotation string   `json:"context_annotation,omitempty"`
+	PlaceCountry      string   `json:"place_country,omitempty"`
+}
+
+type searchFilters struct {
+	TimeFrame  string   `json:"time_frame"`
+	MaxResults int      `json:"max_results"`
+	Frequency  string   `json:"frequency"`
+	JobTitles  []string `json:"job_titles"`
+	SearchType string   `json:"search_type"`
+}
+
+type searchStats struct {
+	ResultsToday    int64 `json:"results_today" doc:"Results collected since 00:00 UTC."`
+	ResultsThisWeek int64 `json:"results_this_week" doc:"Results collected since Monday 00:00 UTC."`
+}
+
+// savedSearch is a saved search as the API shows it.
+type savedSearch struct {
+	ID            string        `json:"id"`
+	Name          string        `json:"name"`
+	Status        string        `json:"status" enum:"active,paused,completed"`
+	CreatedAt     string        `json:"created_at"`
+	UpdatedAt     string        `json:"updated_at"`
+	LastResultAt  *string       `json:"last_result_at"`
+	TotalResults  int64         `json:"total_results"`
+	Query         searchQuery   `json:"query"`
+	Filters       searchFilters `json:"filters"`
+	LastRunAt     *string       `json:"last_run_at" doc:"When the search last ran."`
+	NextRunAt     *string       `json:"next_run_at" doc:"When it runs next; null unless active."`
+	LastError     *string       `json:"last_error" doc:"Why the last run failed; null after a successful run."`
+	Stats         *searchStats  `json:"stats,omitempty" doc:"Only in GET /v1/searches/{id}."`
+	CreditsCharge *int64        `json:"credits_charged,omitempty" doc:"Only on creation."`
+}
+
+func optTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatTime(*t)
+	return &s
+}
+
+func toSavedSearch(s search.Search) savedSearch {
+	d := s.Definition
+	out := savedSearch{
+		ID: s.ID, Name: s.Name, Status: string(s.Status),
+		CreatedAt: formatTime(s.CreatedAt), UpdatedAt: formatTime(s.UpdatedAt),
+		LastResultAt: optTime(s.LastResultAt), TotalResults: s.TotalResults,
+		Query: searchQuery{
+			Keywords: nonNil(d.Keywords), KeywordsAnd: nonNil(d.KeywordsAnd), KeywordsNot: nonNil(d.KeywordsNot),
+			MonitoringType: string(s.Kind), ProfileURL: d.ProfileURL, MicroblogLanguage: d.Language,
+			ExcludeRetweets: d.ExcludeRetweets, ExcludeReplies: d.ExcludeReplies, VerifiedOnly: d.VerifiedOnly,
+			HasLinks: d.HasLinks, UseFullArchive: d.UseFullArchive, HasMedia: d.HasMedia, FromUsers: d.FromUsers,
+			ToUser: d.ToUser, URLContains: d.URLContains, RetweetsOf: d.RetweetsOf, ConversationID: d.ConversationID,
+			ListID: d.ListID, ContextAnnotation: d.ContextAnnotation, PlaceCountry: d.PlaceCountry,
+		},
+		Filters: searchFilters{TimeFrame: d.TimeFrame, MaxResults: d.MaxResults, Frequency: string(d.Frequency),
+			JobTitles: nonNil(d.JobTitles), SearchType: d.SearchType},
+		LastRunAt: optTime(s.LastRunAt),
+	}
+	if s.Status == search.StatusActive {
+		out.NextRunAt = optTime(s.NextRunAt)
+	}
+	if s.LastError != "" {
+		out.LastError = &s.LastError
+	}
+	return out
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+type createPostsInput struct{ Body postsBody }
+type createProfileInput struct{ Body profileBody }
+
+func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind, d search.Definition) (*MeteredReply[savedSearch], error) {
+	p := principalFrom(ctx)
+	if err := gate(p, d); err != nil {
+		return nil, err
+	}
+	sr := search.Search{AccountID: p.Account.ID, Name: strings.TrimSpace(name), Kind: kind, Definition: d}
+	charge := store.Charge{AccountID: p.Account.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: s.cfg.MonthlyCredits(p.Account)}
+	if err := s.store.CreateSearch(ctx, &sr, charge); err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := toSavedSearch(sr)
+	out.CreditsCharge = &charge.Amount
+	return &MeteredReply[savedSearch]{SpentCredits: charge.Amount,
+		Body: Envelope[savedSearch]{Message: "Search created", Success: true, Data: out}}, nil
+}
+
+func (s *Server) handleCreatePostsSearch(ctx context.Context, in *createPostsInput) (*MeteredReply[savedSearch], error) {
+	d, err := in.Body.definition(true)
+	if err != nil {
+		return nil, err
+	}
+	return s.createSearch(ctx, in.Body.Name, search.KindPosts, d)
+}
+
+func (s *Server) handleCreateProfileSearch(ctx context.Context, in *createProfileInput) (*MeteredReply[savedSearch], error) {
+	d, err := in.Body.definition(s.cfg.MicroblogHosts, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.createSearch(ctx, in.Body.Name, search.KindProfile, d)
+}
+
+// Previews.
+
+type previewMeta struct {
+	Count          int    `json:"count"`
+	TotalAvailable int    `json:"total_available" doc:"Results the upstream returned for the query within max_results."`
+	MonitoringType string `json:"monitoring_type" enum:"microblog-posts,microblog-profile"`
+}
+
+type previewReply struct {
+	Body struct {
+		Message string        `json:"message"`
+		Success bool          `json:"success"`
+		Data    []source.Item `json:"data"`
+		Meta    previewMeta   `json:"meta"`
+	}
+}
+
+func (s *Server) preview(ctx context.Context, kind search.Kind, d search.Definition) (*previewReply, error) {
+	if err := gate(principalFrom(ctx), d); err != nil {
+		return nil, err
+	}
+	// A throwaway collector over nothing stored: the same fetch code as a run.
+	items, err := search.Preview(ctx, s.microblog, search.Search{Kind: kind, Definition: d}, s.now())
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := &previewReply{}
+	out.Body.Message, out.Body.Success = "Preview", true
+	out.Body.Data = items
+	if out.Body.Data == nil {
+		out.Body.Data = []source.Item{}
+	}
+	out.Body.Meta = previewMeta{Count: len(items), TotalAvailable: len(items), MonitoringType: string(kind)}
+	return out, nil
+}
+
+func (s *Server) handlePreviewPosts(ctx context.Context, in *createPostsInput) (*previewReply, error) {
+	d, err := in.Body.definition(false)
+	if err != nil {
+		return nil, err
+	}
+	return s.preview(ctx, search.KindPosts, d)
+}
+
+func (s *Server) handlePreviewProfile(ctx context.Context, in *createProfileInput) (*previewReply, error) {
+	d, err := in.Body.definition(s.cfg.MicroblogHosts, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.preview(ctx, search.KindProfile, d)
+}
+
+// Management.
+
+type searchIDInput struct {
+	ID string `path:"id" doc:"Search id."`
+}
+
+func (s *Server) accountSearch(ctx context.Context, id string) (search.Search, error) {
+	sr, err := s.store.AccountSearch(ctx, principalFrom(ctx).Account.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return search.Search{}, notFound("Search " + id)
+	}
+	if err != nil {
+		return search.Search{}, s.fail(ctx, err)
+	}
+	return sr, nil
+}
+
+func (s *Server) handleGetSearch(ctx context.Context, in *searchIDInput) (*Reply[savedSearch], error) {
+	sr, err := s.accountSearch(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.store.SearchStats(ctx, sr.ID, s.now())
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := toSavedSearch(sr)
+	out.Stats = &searchStats{ResultsToday: st.ResultsToday, ResultsThisWeek: st.ResultsThisWeek}
+	return reply("Search", out), nil
+}
+
+type patchFilters struct {
+	TimeFrame  string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-YEAR,ALL-TIME"`
+	MaxResults int      `json:"max_results,omitempty" minimum:"10" maximum:"100"`
+	Frequency  string   `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly"`
+	JobTitles  []string `json:"job_titles,omitempty"`
+}
+
+type patchSearchInput struct {
+	ID   string `path:"id" doc:"Search id."`
+	Body struct {
+		Name    *string       `json:"name,omitempty" doc:"1-255 characters."`
+		Status  string        `json:"status,omitempty" enum:"active,paused,ACTIVE,PAUSED"`
+		Filters *patchFilters `json:"filters,omitempty"`
+	}
+}
+
+func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*Reply[savedSearch], error) {
+	var p problems
+	if in.Body.Name != nil {
+		checkName(*in.Body.Name, &p)
+	}
+	var jobTitles []string
+	if in.Body.Filters != nil {
+		jobTitles = cleanList("body.filters.job_titles", in.Body.Filters.JobTitles, &p)
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	sr, err := s.accountSearch(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if in.Body.Name != nil {
+		sr.Name = strings.TrimSpace(*in.Body.Name)
+	}
+	if f := in.Body.Filters; f != nil {
+		if f.TimeFrame != "" {
+			sr.Definition.TimeFrame = strings.ToLower(f.TimeFrame)
+		}
+		if f.MaxResults != 0 {
+			sr.Definition.MaxResults = f.MaxResults
+		}
+		if f.JobTitles != nil {
+			sr.Definition.JobTitles = jobTitles
+		}
+		if f.Frequency != "" && search.Frequency(strings.ToUpper(f.Frequency)) != sr.Definition.Frequency {
+			sr.Definition.Frequency = search.Frequency(strings.ToUpper(f.Frequency))
+			// A new frequency counts from the last run.
+			next := sr.Definition.Frequency.Next(sr.CreatedAt)
+			if sr.LastRunAt != nil {
+				next = sr.Definition.Frequency.Next(*sr.LastRunAt)
+			}
+			next = maxTime(next, now)
+			sr.NextRunAt = &next
+		}
+	}
+	if st := search.Status(strings.ToLower(in.Body.Status)); st != "" && st != sr.Status {
+		if st == search.StatusActive {
+			sr.NextRunAt = &now // resuming runs at once
+		}
+		sr.Status = st
+	}
+	if err := gate(principalFrom(ctx), sr.Definition); err != nil {
+		return nil, err
+	}
+	if err := s.store.UpdateSearch(ctx, &sr); err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Search updated", toSavedSearch(sr)), nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+type deletedData struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+func (s *Server) handleDeleteSearch(ctx context.Context, in *searchIDInput) (*Reply[deletedData], error) {
+	err := s.store.DeleteSearch(ctx, principalFrom(ctx).Account.ID, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Search " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Search deleted", deletedData{ID: in.ID, Deleted: true}), nil
+}
+
+type listSearchesInput struct {
+	Status string `query:"status" enum:"active,paused,completed,ACTIVE,PAUSED,COMPLETED" doc:"Only searches in this status."`
+	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
+	Cursor string `query:"cursor" doc:"next_cursor of the previous page."`
+}
+
+type pagination struct {
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+	TotalCount *int64  `json:"total_count,omitempty"`
+}
+
+type listSearchesReply struct {
+	Body struct {
+		Message    string        `json:"message"`
+		Success    bool          `json:"success"`
+		Data       []savedSearch `json:"data"`
+		Pagination pagination    `json:"pagination"`
+	}
+}
+
+func badCursor() error {
+	return validationError(Detail{Field: "query.cursor", Message: "is not a cursor this API returned"})
+}
+
+func (s *Server) handleListSearches(ctx context.Context, in *listSearchesInput) (*listSearchesReply, error) {
+	page, err := s.store.ListSearches(ctx, principalFrom(ctx).Account.ID, search.Status(strings.ToLower(in.Status)), in.Limit, in.Cursor)
+	if errors.Is(err, store.ErrBadCursor) {
+		return nil, badCursor()
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := &listSearchesReply{}
+	out.Body.Message, out.Body.Success = "Searches", true
+	out.Body.Data = make([]savedSearch, 0, len(page.Searches))
+	for _, sr := range page.Searches {
+		out.Body.Data = append(out.Body.Data, toSavedSearch(sr))
+	}
+	out.Body.Pagination = pagination{HasMore: page.NextCursor != ""}
+	if page.NextCursor != "" {
+		out.Body.Pagination.NextCursor = &page.NextCursor
+	}
+	return out, nil
+}
+
+type resultsInput struct {
+	ID     string `path:"id" doc:"Search id."`
+	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"50"`
+	Cursor string `query:"cursor" doc:"next_cursor of the previous page."`
+	From   string `query:"from" doc:"Only results published at or after this ISO 8601 time."`
+}
+
+type resultsReply struct {
+	Body struct {
+		Message    string        `json:"message"`
+		Success    bool          `json:"success"`
+		Data       []source.Item `json:"data"`
+		Pagination pagination    `json:"pagination"`
+	}
+}
+
+func (s *Server) handleSearchResults(ctx context.Context, in *resultsInput) (*resultsReply, error) {
+	var from time.Time
+	if in.From != "" {
+		t, err := parseTimestamp(in.From)
+		if err != nil {
+			return nil, validationError(Detail{Field: "query.from", Message: err.Error()})
+		}
+		from = t
+	}
+	sr, err := s.accountSearch(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.store.Results(ctx, sr, in.Limit, in.Cursor, from)
+	if errors.Is(err, store.ErrBadCursor) {
+		return nil, badCursor()
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := &resultsReply{}
+	out.Body.Message, out.Body.Success = "Results", true
+	out.Body.Data = page.Items
+	if out.Body.Data == nil {
+		out.Body.Data = []source.Item{}
+	}
+	out.Body.Pagination = pagination{HasMore: page.NextCursor != "", TotalCount: &page.TotalCount}
+	if page.NextCursor != "" {
+		out.Body.Pagination.NextCursor = &page.NextCursor
+	}
+	return out, nil
+}
+
+type runData struct {
+	SearchID     string `json:"search_id"`
+	NewResults   int    `json:"new_results" doc:"Results this run collected that were not stored yet."`
+	TotalResults int64  `json:"total_results"`
+}
+
+func (s *Server) handleRunSearch(ctx context.Context, in *searchIDInput) (*Reply[runData], error) {
+	sr, err := s.accountSearch(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if sr.Status != search.StatusActive {
+		return nil, NewAPIError(http.StatusConflict, CodeConflict, "The search is "+string(sr.Status)+"; only active searches run.").
+			WithSuggestion(`Resume it with PATCH {"status": "active"} first.`)
+	}
+	out, err := s.collector.Run(ctx, sr.ID)
+	if errors.Is(err, search.ErrNotRunnable) || errors.Is(err, search.ErrGone) {
+		return nil, notFound("Search " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Search ran", runData{SearchID: sr.ID, NewResults: out.NewResults, TotalResults: out.TotalResults}), nil
+}
