@@ -68,7 +68,9 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 
 	var runner *jobs.Runner
 	scheduler := &search.Scheduler{Repo: st, Lease: searchRunLease,
-		Enqueue: func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error { return runner.Enqueue(ctx, args, o) }}
+		Enqueue: func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error {
+			return runner.Enqueue(ctx, args, o)
+		}}
 	runner, err = jobs.New(jobs.Config{
 		Store: st, Log: log, Now: opts.Now, Work: cfg.RunsWorkers(),
 		TickInterval: cfg.TickInterval, Workers: 10,
