@@ -14,6 +14,7 @@ import (
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/config"
 	"github.com/trawlhq/trawl/internal/httpapi"
+	"github.com/trawlhq/trawl/internal/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -38,7 +39,7 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 }
 
 func appOptions(cfg *config.Config, e env) app.Options {
-	return app.Options{Now: time.Now, Log: newLogger(cfg, e.stderr), Stdout: e.stdout}
+	return app.Options{Now: e.now, Log: newLogger(cfg, e.stderr), Stdout: e.stdout}
 }
 
 type serveCmd struct{}
@@ -229,5 +230,22 @@ func (c keysRevokeCmd) Run(cfg *config.Config, e env) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Revoked key %s.\n", c.KeyID)
+	return nil
+}
+
+// sandboxCmd serves the sandbox alone, on the address of --addr, for people
+// who build against the upstream protocols.
+type sandboxCmd struct{}
+
+func (sandboxCmd) Run(cfg *config.Config, e env) error {
+	log := newLogger(cfg, e.stderr)
+	srv, err := sandbox.Start(e.ctx, cfg.Addr, sandbox.Config{Seed: cfg.SandboxSeed, Now: e.now, Logger: log})
+	if err != nil {
+		return fmt.Errorf("start sandbox on %s (TRAWL_ADDR): %w", cfg.Addr, err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(e.stdout, "Sandbox (seed %d) is listening:\n  TRAWL_MICROBLOG_API_URL=%s\n  TRAWL_PRONET_API_URL=%s\n  TRAWL_ENRICH_API_URL=%s\nAny non-empty token or key is accepted.\n",
+		cfg.SandboxSeed, srv.MicroblogURL(), srv.PronetURL(), srv.EnrichURL())
+	<-e.ctx.Done()
 	return nil
 }

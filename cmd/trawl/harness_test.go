@@ -97,10 +97,17 @@ func serverEnv(t *testing.T, engine store.Dialect, overrides map[string]string) 
 // startServer runs `trawl serve` with env and waits until it listens.
 func startServer(t *testing.T, env map[string]string) *testServer {
 	t.Helper()
+	return startServerAt(t, env, time.Now)
+}
+
+// startServerAt is startServer with the server's clock (and its sandbox's)
+// given by now.
+func startServerAt(t *testing.T, env map[string]string, now func() time.Time) *testServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ts := &testServer{DataDir: env["TRAWL_DATA_DIR"], Stdout: newOutput(), Stderr: newOutput(), env: env}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve"}, ts.getenv, ts.Stdout, ts.Stderr) }()
+	go func() { done <- execute(ctx, []string{"serve"}, ts.getenv, ts.Stdout, ts.Stderr, now) }()
 	var once sync.Once
 	ts.stop = func() {
 		once.Do(func() {

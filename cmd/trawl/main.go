@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"reflect"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -43,6 +44,7 @@ type cli struct {
 	Migrate  migrateCmd  `cmd:"" help:"Apply database migrations and exit."`
 	Accounts accountsCmd `cmd:"" help:"Manage accounts."`
 	Keys     keysCmd     `cmd:"" help:"Manage API keys."`
+	Sandbox  sandboxCmd  `cmd:"" help:"Serve the sandbox's synthetic upstreams alone, on --addr."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 
@@ -51,11 +53,18 @@ type env struct {
 	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
+	now    func() time.Time
 }
 
 // run parses args and runs the command. getenv replaces os.Getenv so that
 // tests can run many configurations in one process.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return execute(ctx, args, getenv, stdout, stderr, time.Now)
+}
+
+// execute is run with the clock injected, so that end-to-end tests can move
+// time instead of waiting for it.
+func execute(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, now func() time.Time) (err error) {
 	var c cli
 	parser, err := kong.New(&c,
 		kong.Name("trawl"),
@@ -86,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := c.Config.Validate(); err != nil {
 		return fmt.Errorf("invalid settings:\n%w", err)
 	}
-	return kctx.Run(&c.Config, env{ctx: ctx, stdout: stdout, stderr: stderr})
+	return kctx.Run(&c.Config, env{ctx: ctx, stdout: stdout, stderr: stderr, now: now})
 }
 
 // envResolver supplies a setting from its TRAWL_* variable when the flag

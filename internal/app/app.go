@@ -67,7 +67,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Now: opts.Now, Log: log}
 
 	var runner *jobs.Runner
-	scheduler := &search.Scheduler{Repo: st, Lease: searchRunLease,
+	scheduler := &search.Scheduler{Repo: st, Lease: cfg.SearchRunLease,
 		Enqueue: func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error {
 			return runner.Enqueue(ctx, args, o)
 		}}
@@ -151,10 +151,6 @@ func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Op
 	opts.Log.Info("bootstrap account created", "account_id", acct.ID, "key_file", path)
 	return nil
 }
-
-// searchRunLease is how long a claimed search run may take before another
-// process may claim it again.
-const searchRunLease = 10 * time.Minute
 
 // rateWindowPruner drops rate-limit windows nobody will read again.
 type rateWindowPruner struct{ st *store.Store }

@@ -44,6 +44,7 @@ type Config struct {
 	CreditsCustom     int64 `name:"credits-custom" default:"100000" help:"Monthly credits of CUSTOM accounts (TRAWL_CREDITS_CUSTOM)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
+	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"30s" help:"Grace period for in-flight requests and jobs on shutdown (TRAWL_SHUTDOWN_TIMEOUT)."`
 }
 
@@ -106,6 +107,9 @@ func (c *Config) Validate() error {
 	}
 	if c.TickInterval < time.Second {
 		bad("tick-interval", "must be at least 1s, got %s", c.TickInterval)
+	}
+	if c.SearchRunLease < time.Second {
+		bad("search-run-lease", "must be at least 1s, got %s", c.SearchRunLease)
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "must be positive, got %s", c.ShutdownTimeout)
