@@ -27,6 +27,8 @@ func (s *Server) fail(ctx context.Context, err error) error {
 		return own
 	case errors.Is(err, store.ErrNotFound):
 		return notFound("The resource")
+	case errors.Is(err, source.ErrNotFound):
+		return NewAPIError(http.StatusNotFound, CodeNotFound, "The upstream platform has no such profile, company or post.")
 	case errors.Is(err, store.ErrConflict):
 		return NewAPIError(http.StatusConflict, CodeConflict, "The request conflicts with the current state of the resource.")
 	case errors.Is(err, credits.ErrInsufficient):
