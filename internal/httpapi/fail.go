@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -35,9 +36,10 @@ func (s *Server) fail(ctx context.Context, err error) error {
 		return NewAPIError(http.StatusForbidden, CodeInsufficientCredits, "The account does not have enough credits left this month.").
 			WithSuggestion("Wait for the next billing month or raise the account's monthly credits.")
 	case errors.As(err, &rateLimited):
-		wait := max(int64(rateLimited.ResetAt.Sub(s.now()).Seconds()+0.999), 1)
-		return NewAPIError(http.StatusTooManyRequests, CodeRateLimited, "The "+rateLimited.Source+" upstream is rate limiting requests.").
-			WithSuggestion("Retry after the number of seconds in Retry-After.").
+		wait := max(int64(math.Ceil(rateLimited.RetryAfter(s.now()).Seconds())), 1)
+		s.log.Warn("upstream rate limited", "request_id", infoFrom(ctx).id, "error", err)
+		return NewAPIError(http.StatusTooManyRequests, CodeRateLimited, "The "+rateLimited.Source+" upstream is rate limiting the service; nothing was charged.").
+			WithSuggestion("Wait for the number of seconds in Retry-After and send the request again.").
 			WithHeader("Retry-After", strconv.FormatInt(wait, 10))
 	case errors.As(err, &upstream), errors.Is(err, context.DeadlineExceeded):
 		src := "upstream"
@@ -46,7 +48,7 @@ func (s *Server) fail(ctx context.Context, err error) error {
 		}
 		s.log.Warn("upstream failed", "request_id", infoFrom(ctx).id, "error", err)
 		return NewAPIError(http.StatusBadGateway, CodeUpstream, "The "+src+" upstream failed to answer; nothing was charged.").
-			WithSuggestion("Try again in a moment.")
+			WithSuggestion("Try again later; if it keeps failing, report the x-request-id header to the operator.")
 	case errors.Is(err, context.Canceled):
 		return NewAPIError(499, CodeBadRequest, "The request was cancelled.")
 	}

@@ -6,6 +6,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -71,6 +72,7 @@ func New(d Deps) *Server {
 	s.api = humago.New(mux, hc)
 	s.api.UseMiddleware(s.authenticate)
 	s.routes()
+	dropUndeclared422(s.api.OpenAPI())
 	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
@@ -83,3 +85,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 
 // OpenAPI is the API's OpenAPI 3.1 document.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
+
+// dropUndeclared422 removes the 422 response huma adds to every operation
+// with a body: this API answers invalid input with 400 and keeps 422 for
+// QUERY_TOO_BROAD, which operations declare themselves.
+func dropUndeclared422(doc *huma.OpenAPI) {
+	for _, item := range doc.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
+			if op != nil && !slices.Contains(op.Errors, http.StatusUnprocessableEntity) {
+				delete(op.Responses, "422")
+			}
+		}
+	}
+}

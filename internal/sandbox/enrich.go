@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 func (s *Sandbox) enrichHandler() http.Handler {
@@ -72,6 +73,15 @@ func (s *Sandbox) pdlEnrich(w http.ResponseWriter, r *http.Request) {
 		}
 		minLikelihood = n
 	}
+	cs := lower
+	switch q.Get("titlecase") {
+	case "", "false":
+	case "true":
+		cs = pdlTitleCase
+	default:
+		pdlError(w, http.StatusBadRequest, "invalid_request_error", "titlecase must be true or false")
+		return
+	}
 	p, err := s.world.PersonByPronet(username)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -92,7 +102,7 @@ func (s *Sandbox) pdlEnrich(w http.ResponseWriter, r *http.Request) {
 		pdlError(w, http.StatusNotFound, "not_found", "No records were found matching your request")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": 200, "likelihood": likelihood, "data": pdlRecord(p)})
+	writeJSON(w, http.StatusOK, map[string]any{"status": 200, "likelihood": likelihood, "data": pdlRecord(p, cs)})
 }
 
 func ym(y, m int) any {
@@ -104,21 +114,35 @@ func ym(y, m int) any {
 
 func lower(s string) string { return strings.ToLower(s) }
 
-// pdlRecord renders a person in PDL's person schema (values lower case, as PDL writes them).
-func pdlRecord(p Person) map[string]any {
+// pdlTitleCase is PDL's titlecase=true: every word starts with a capital, the rest is lower case.
+func pdlTitleCase(s string) string {
+	b := []rune(strings.ToLower(s))
+	start := true
+	for i, r := range b {
+		if start {
+			b[i] = unicode.ToUpper(r)
+		}
+		start = r == ' ' || r == '-' || r == '(' || r == '/'
+	}
+	return string(b)
+}
+
+// pdlRecord renders a person in PDL's person schema; cs sets the case of the text values
+// (lower case, as PDL writes them, or title case when asked with titlecase=true).
+func pdlRecord(p Person, cs func(string) string) map[string]any {
 	c := p.Company
 	exp := make([]any, 0, len(p.Positions))
 	for i, pos := range p.Positions {
 		pc := pos.Company
 		exp = append(exp, map[string]any{
-			"company": map[string]any{"name": lower(pc.Name), "size": pc.SizeBand, "id": strconv.FormatInt(pc.ID, 10),
-				"founded": pc.Founded, "industry": lower(pc.Industry), "website": pc.Domain,
+			"company": map[string]any{"name": cs(pc.Name), "size": pc.SizeBand, "id": strconv.FormatInt(pc.ID, 10),
+				"founded": pc.Founded, "industry": cs(pc.Industry), "website": pc.Domain,
 				"linkedin_url": "linkedin.com/company/" + pc.Slug,
-				"location": map[string]any{"name": lower(pc.City + ", " + pc.Country), "locality": lower(pc.City),
-					"country": lower(pc.Country)}},
+				"location": map[string]any{"name": cs(pc.City + ", " + pc.Country), "locality": cs(pc.City),
+					"country": cs(pc.Country)}},
 			"start_date": ym(pos.StartYear, pos.StartMonth), "end_date": ym(pos.EndYear, pos.EndMonth),
-			"title":          map[string]any{"name": lower(pos.Title), "role": nil, "sub_role": nil, "levels": []string{}},
-			"location_names": []string{lower(pc.City + ", " + pc.Country)},
+			"title":          map[string]any{"name": cs(pos.Title), "role": nil, "sub_role": nil, "levels": []string{}},
+			"location_names": []string{cs(pc.City + ", " + pc.Country)},
 			"is_primary":     i == 0,
 		})
 	}
@@ -129,9 +153,9 @@ func pdlRecord(p Person) map[string]any {
 	first := p.Positions[0]
 	return map[string]any{
 		"id":                           fmt.Sprintf("%016x_0000", mix(uint64(p.PronetID))),
-		"full_name":                    lower(p.FullName()),
-		"first_name":                   lower(p.FirstName),
-		"last_name":                    lower(p.LastName),
+		"full_name":                    cs(p.FullName()),
+		"first_name":                   cs(p.FirstName),
+		"last_name":                    cs(p.LastName),
 		"sex":                          p.Gender,
 		"linkedin_url":                 "linkedin.com/in/" + p.PronetUsername,
 		"linkedin_username":            p.PronetUsername,
@@ -141,24 +165,24 @@ func pdlRecord(p Person) map[string]any {
 		"twitter_username":             p.MicroblogUsername,
 		"headline":                     p.Headline,
 		"summary":                      p.Summary,
-		"industry":                     lower(c.Industry),
-		"job_title":                    lower(p.Title),
+		"industry":                     cs(c.Industry),
+		"job_title":                    cs(p.Title),
 		"job_title_role":               p.Role,
 		"job_title_sub_role":           p.SubRole,
 		"job_title_class":              nil,
 		"job_title_levels":             p.Levels,
 		"job_company_id":               strconv.FormatInt(c.ID, 10),
-		"job_company_name":             lower(c.Name),
+		"job_company_name":             cs(c.Name),
 		"job_company_website":          c.Domain,
 		"job_company_size":             c.SizeBand,
 		"job_company_founded":          c.Founded,
-		"job_company_industry":         lower(c.Industry),
+		"job_company_industry":         cs(c.Industry),
 		"job_company_linkedin_url":     "linkedin.com/company/" + c.Slug,
-		"job_company_location_country": lower(c.Country),
+		"job_company_location_country": cs(c.Country),
 		"job_start_date":               ym(first.StartYear, first.StartMonth),
-		"location_name":                lower(p.Location()),
-		"location_locality":            lower(p.City),
-		"location_country":             lower(p.Country),
+		"location_name":                cs(p.Location()),
+		"location_locality":            cs(p.City),
+		"location_country":             cs(p.Country),
 		"languages":                    langs,
 		"experience":                   exp,
 	}

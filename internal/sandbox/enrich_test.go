@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestEnrich(t *testing.T) {
@@ -25,5 +28,34 @@ func TestEnrich(t *testing.T) {
 	getJSON(t, h, "/enrich/v5/person/enrich?profile=https://example.com/x", 400)
 	if rec := newRecorder(h, "/enrich/v5/person/enrich?profile=linkedin.com/in/a", nil); rec.Code != 401 {
 		t.Errorf("no key: %d", rec.Code)
+	}
+}
+
+func TestEnrichTitlecase(t *testing.T) {
+	s := newTest(t, 10, testNow)
+	h := s.Handler()
+	p := s.World().Roster()[42]
+	base := "/enrich/v5/person/enrich?profile=" + url.QueryEscape(p.PronetURL())
+	low := obj(getJSON(t, h, base, 200)["data"])
+	title := obj(getJSON(t, h, base+"&titlecase=true", 200)["data"])
+	if low["first_name"] != strings.ToLower(p.FirstName) || title["first_name"] != p.FirstName {
+		t.Errorf("first_name = %v / %v, want lower case by default and %q with titlecase", low["first_name"], title["first_name"], p.FirstName)
+	}
+	if jt, _ := title["job_title"].(string); jt == "" || strings.ToUpper(jt[:1]) != jt[:1] || strings.ToLower(jt) != low["job_title"] {
+		t.Errorf("job_title = %q with titlecase, %q without", jt, low["job_title"])
+	}
+	getJSON(t, h, base+"&titlecase=maybe", 400)
+}
+
+func TestXRateLimitReset(t *testing.T) {
+	h := newTest(t, 4, testNow).Handler()
+	rec := newRecorder(h, "/microblog/2/users/by/username/ratelimited-bob", map[string]string{"Authorization": "Bearer x"})
+	reset, err := strconv.ParseInt(rec.Header().Get("x-rate-limit-reset"), 10, 64)
+	if rec.Code != 429 || err != nil {
+		t.Fatalf("429 = %d, x-rate-limit-reset %q", rec.Code, rec.Header().Get("x-rate-limit-reset"))
+	}
+	// X sends the epoch second its 15-minute window ends.
+	if at := time.Unix(reset, 0); !at.After(testNow) || at.Sub(testNow) > 15*time.Minute {
+		t.Errorf("x-rate-limit-reset = %s, want within 15 minutes after %s", at.UTC(), testNow)
 	}
 }

@@ -95,7 +95,7 @@ func (s *Sandbox) xSearch(ep xEndpoint, defWindow time.Duration) http.HandlerFun
 			writeXUnavailable(w)
 			return
 		case errors.Is(err, ErrRateLimited):
-			writeXRateLimited(w)
+			writeXRateLimited(w, now)
 			return
 		}
 		start, end := now.Add(-defWindow), now.Add(time.Millisecond)
@@ -251,7 +251,7 @@ func (s *Sandbox) writeXLookupError(w http.ResponseWriter, err error, param, val
 	case errors.Is(err, ErrNotFound):
 		writeJSON(w, http.StatusOK, map[string]any{"errors": []any{xNotFound(param, value, detail)}})
 	case errors.Is(err, ErrRateLimited):
-		writeXRateLimited(w)
+		writeXRateLimited(w, s.now())
 	case errors.Is(err, ErrUpstream):
 		writeXUnavailable(w)
 	default:

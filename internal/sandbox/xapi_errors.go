@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // X API v2 problem shapes.
@@ -43,10 +44,14 @@ func writeXUnavailable(w http.ResponseWriter) {
 	writeXProblem(w, http.StatusServiceUnavailable, "Service Unavailable", "Service Unavailable")
 }
 
-func writeXRateLimited(w http.ResponseWriter) {
+// xRateWindow is X's rate-limit window.
+const xRateWindow = 15 * time.Minute
+
+// writeXRateLimited is X's 429; x-rate-limit-reset is the epoch second the window ends, as X sends it.
+func writeXRateLimited(w http.ResponseWriter, now time.Time) {
 	w.Header().Set("x-rate-limit-limit", "450")
 	w.Header().Set("x-rate-limit-remaining", "0")
-	w.Header().Set("x-rate-limit-reset", "0")
+	w.Header().Set("x-rate-limit-reset", strconv.FormatInt(now.Truncate(xRateWindow).Add(xRateWindow).Unix(), 10))
 	writeXProblem(w, http.StatusTooManyRequests, "Too Many Requests", "Too Many Requests")
 }
 

@@ -103,13 +103,14 @@ type Usage struct {
 	ResultsTotal   int64
 }
 
-// Usage sums the ledger over [from, to), counts the account's monitors
+// Usage sums the ledger over [from, to] (both ends included, so a spend
+// in the very millisecond of a default "now" counts), counts the account's monitors
 // (deleted ones excluded) and the results collected in the period.
 func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time) (Usage, error) {
 	u := Usage{ByFeature: map[credits.Feature]int64{}}
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT feature, SUM(amount) FROM credit_ledger
-		  WHERE account_id = $1 AND created_at >= $2 AND created_at < $3
+		  WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3
 		  GROUP BY feature`,
 		accountID, ms(from), ms(to))
 	if err != nil {
@@ -138,7 +139,7 @@ func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time)
 	}
 	err = s.read.QueryRowContext(ctx,
 		`SELECT COUNT(*) FROM search_results r JOIN searches s ON s.id = r.search_id
-		  WHERE s.account_id = $1 AND r.collected_at >= $2 AND r.collected_at < $3`,
+		  WHERE s.account_id = $1 AND r.collected_at >= $2 AND r.collected_at <= $3`,
 		accountID, ms(from), ms(to)).Scan(&u.ResultsTotal)
 	if err != nil {
 		return Usage{}, fmt.Errorf("store: usage: count results: %w", err)

@@ -80,8 +80,10 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("store: create database directory: %w", err)
 	}
-	pragmas := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	writer, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate&_pragma=journal_mode(WAL)"+pragmas)
+	// busy_timeout comes first: the pragmas run in order, and switching a new
+	// file to WAL must wait for a concurrent opener instead of failing.
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	writer, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate&_pragma=journal_mode(WAL)")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
@@ -92,7 +94,7 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	reader, err := sql.Open("sqlite", "file:"+path+"?mode=ro"+pragmas+"&_pragma=query_only(1)")
+	reader, err := sql.Open("sqlite", "file:"+path+"?mode=ro&"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite reader: %w", err)

@@ -16,8 +16,8 @@ var (
 	ErrInvalidPostURN    = errors.New("not a pronet post URN, id or URL")
 )
 
-// DefaultHosts returns the platform's hosts. Two-letter country subdomains (de.linkedin.com)
-// of a listed host without www. are accepted too.
+// DefaultHosts returns the platform's hosts. The www. form and two-letter country
+// subdomains (de.linkedin.com) of a listed host without www. are accepted too.
 func DefaultHosts() []string { return []string{"linkedin.com", "www.linkedin.com"} }
 
 const maxSlugLen = 100
@@ -138,7 +138,7 @@ func pathOf(raw string, hosts []string) ([]string, error) {
 func hostAllowed(host string, hosts []string) bool {
 	for _, h := range hosts {
 		h = strings.ToLower(h)
-		if host == h {
+		if host == h || host == "www."+h {
 			return true
 		}
 		if strings.HasPrefix(h, "www.") {

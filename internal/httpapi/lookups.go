@@ -1,0 +1,242 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/source"
+	"github.com/trawlhq/trawl/internal/source/enrich"
+	"github.com/trawlhq/trawl/internal/source/pronet"
+)
+
+// maxLookupItems is the spec's cap on items (and so credits) per live lookup.
+const maxLookupItems = 50
+
+// profilePostsPageSize is the provider's page of profile posts: page N starts at N×50.
+const profilePostsPageSize = 50
+
+type profilePostsRequest struct {
+	ProfileURL      string `json:"profileUrl" minLength:"1" maxLength:"2048" doc:"Profile URL of the member, on a pronet host: https://www.linkedin.com/in/<name>." example:"https://www.linkedin.com/in/jane-doe"`
+	Page            int    `json:"page,omitempty" minimum:"0" maximum:"1000" default:"0" doc:"Page of 50 posts, from 0 (newest). Ignored when paginationToken is given."`
+	After           string `json:"after,omitempty" format:"date-time" doc:"Only posts published after this RFC 3339 date-time." example:"2026-11-01T00:00:00Z"`
+	PaginationToken string `json:"paginationToken,omitempty" maxLength:"2048" doc:"paginationToken of a previous response, to read the next page."`
+}
+
+type profilePostsInput struct {
+	Body profilePostsRequest
+}
+
+type profilePostsBody struct {
+	Message         string        `json:"message" doc:"What happened."`
+	Success         bool          `json:"success" doc:"Always true on success."`
+	Data            []pronet.Post `json:"data" maxItems:"50" doc:"The member's posts, newest first."`
+	PaginationToken *string       `json:"paginationToken" nullable:"true" doc:"Token for the next page; null on the last page."`
+}
+
+type profilePostsReply struct {
+	SpentCredits int64 `header:"x-spent-credits" doc:"Credits this request spent: one per post returned."`
+	Body         profilePostsBody
+}
+
+type companyPostsRequest struct {
+	CompanyURL string `json:"companyUrl" minLength:"1" maxLength:"2048" doc:"Full URL of the company page: https://www.linkedin.com/company/<name>." example:"https://www.linkedin.com/company/acme"`
+}
+
+type companyPostsInput struct {
+	Body companyPostsRequest
+}
+
+type companyCommentsRequest struct {
+	PostURN string `json:"postUrn" minLength:"1" maxLength:"2048" doc:"Numeric identifier of the post, taken from its URL (urn:li:activity:<id> and post URLs are accepted too)." example:"7262340993178763264"`
+	Page    int    `json:"page,omitempty" minimum:"1" maximum:"1000" default:"1" doc:"Page of comments, from 1."`
+}
+
+type companyCommentsInput struct {
+	Body companyCommentsRequest
+}
+
+type profileEnrichRequest struct {
+	ProfileURL string `json:"profileUrl" minLength:"1" maxLength:"2048" doc:"Full profile URL of the member: https://www.linkedin.com/in/<name>." example:"https://www.linkedin.com/in/jane-doe"`
+}
+
+type profileEnrichInput struct {
+	Body profileEnrichRequest
+}
+
+type enrichedProfile struct {
+	Prospect   enrich.Prospect     `json:"prospect" doc:"The person; pronet_urn can be used as a mentions_member value."`
+	Experience []enrich.Experience `json:"experience" doc:"Jobs, current ones first."`
+}
+
+func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) (*profilePostsReply, error) {
+	username, err := pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts)
+	var problems []Detail
+	if err != nil {
+		problems = append(problems, Detail{Field: "body.profileUrl", Message: "must be a profile URL such as https://www.linkedin.com/in/jane-doe"})
+	}
+	var after time.Time
+	if in.Body.After != "" {
+		if after, err = time.Parse(time.RFC3339Nano, in.Body.After); err != nil {
+			problems = append(problems, Detail{Field: "body.after", Message: "must be an RFC 3339 date-time such as 2026-11-01T00:00:00Z"})
+		}
+	}
+	if len(problems) > 0 {
+		return nil, validationError(problems...)
+	}
+	start := in.Body.Page * profilePostsPageSize
+	if in.Body.PaginationToken != "" {
+		start = 0 // the token alone says where the next page starts
+	}
+	posts, next, err := s.pronet.ProfilePosts(ctx, username, in.Body.PaginationToken, start)
+	if err != nil {
+		return nil, s.lookupFail(ctx, "profile "+pronet.ProfileURL(username), err)
+	}
+	if in.Body.After != "" {
+		var older bool
+		posts, older = postsAfter(posts, after)
+		if older {
+			// Posts come newest first: once one is too old, every later page is too.
+			next = ""
+		}
+	}
+	posts = capItems(posts)
+	spent, err := s.spend(ctx, credits.ProfilePosts, int64(len(posts)), "profile:"+username)
+	if err != nil {
+		return nil, err
+	}
+	out := &profilePostsReply{SpentCredits: spent, Body: profilePostsBody{
+		Message: countMessage(len(posts), "post"), Success: true, Data: posts}}
+	if next != "" {
+		out.Body.PaginationToken = &next
+	}
+	return out, nil
+}
+
+func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) (*MeteredReply[[]pronet.Post], error) {
+	slug, err := pronet.ParseCompanyURL(in.Body.CompanyURL, s.cfg.PronetHosts)
+	if err != nil {
+		return nil, validationError(Detail{Field: "body.companyUrl", Message: "must be a company page URL such as https://www.linkedin.com/company/acme"})
+	}
+	posts, err := s.pronet.CompanyPosts(ctx, slug)
+	if err != nil {
+		return nil, s.lookupFail(ctx, "company page "+pronet.CompanyURL(slug), err)
+	}
+	posts = capItems(posts)
+	spent, err := s.spend(ctx, credits.CompanyPosts, int64(len(posts)), "company:"+slug)
+	if err != nil {
+		return nil, err
+	}
+	return &MeteredReply[[]pronet.Post]{SpentCredits: spent, Body: Envelope[[]pronet.Post]{
+		Message: countMessage(len(posts), "post"), Success: true, Data: posts}}, nil
+}
+
+func (s *Server) handleCompanyComments(ctx context.Context, in *companyCommentsInput) (*MeteredReply[pronet.CommentsPage], error) {
+	urn, err := pronet.ParsePostURN(in.Body.PostURN)
+	if err != nil {
+		return nil, validationError(Detail{Field: "body.postUrn", Message: "must be the numeric identifier of a post, such as 7262340993178763264"})
+	}
+	page := max(in.Body.Page, 1)
+	got, err := s.pronet.Comments(ctx, urn, page)
+	if err != nil {
+		return nil, s.lookupFail(ctx, "post "+urn, err)
+	}
+	got.Comments = capItems(got.Comments)
+	// Replies travel inside the comment they answer; the charge is per comment of the page.
+	spent, err := s.spend(ctx, credits.CompanyComments, int64(len(got.Comments)), "post:"+urn+":page:"+strconv.Itoa(page))
+	if err != nil {
+		return nil, err
+	}
+	return &MeteredReply[pronet.CommentsPage]{SpentCredits: spent, Body: Envelope[pronet.CommentsPage]{
+		Message: countMessage(len(got.Comments), "comment"), Success: true, Data: got}}, nil
+}
+
+func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput) (*MeteredReply[enrichedProfile], error) {
+	username, err := pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts)
+	if err != nil {
+		return nil, validationError(Detail{Field: "body.profileUrl", Message: "must be a profile URL such as https://www.linkedin.com/in/jane-doe"})
+	}
+	// The two upstreams are independent; asking both at once halves the wait.
+	var (
+		person     enrich.Person
+		profile    pronet.Profile
+		pdlErr     error
+		profileErr error
+		wg         sync.WaitGroup
+	)
+	wg.Go(func() { person, pdlErr = s.enrich.PersonByProfile(ctx, pronet.ProfileURL(username)) })
+	wg.Go(func() { profile, profileErr = s.pronet.Profile(ctx, username) })
+	wg.Wait()
+	for _, err := range []error{profileErr, pdlErr} {
+		if err != nil && !errors.Is(err, source.ErrNotFound) {
+			return nil, s.lookupFail(ctx, "profile", err)
+		}
+	}
+	if profileErr != nil && pdlErr != nil {
+		return nil, notFound("The profile " + pronet.ProfileURL(username)).
+			WithSuggestion("Check the profile URL; nothing was charged.")
+	}
+	prospect, experience := enrich.BuildProspect(person, profile)
+	spent, err := s.spend(ctx, credits.ProfileEnrich, 1, "enrich:"+username)
+	if err != nil {
+		return nil, err
+	}
+	return &MeteredReply[enrichedProfile]{SpentCredits: spent, Body: Envelope[enrichedProfile]{
+		Message: "Profile enriched.", Success: true, Data: enrichedProfile{Prospect: prospect, Experience: experience}}}, nil
+}
+
+// lookupFail maps an upstream failure to the error model, naming what was
+// looked up ("profile …", "post …") when it does not exist; nothing has been
+// charged by then.
+func (s *Server) lookupFail(ctx context.Context, what string, err error) error {
+	if errors.Is(err, source.ErrNotFound) {
+		return notFound("The " + what).WithSuggestion("Check the URL or identifier; nothing was charged.")
+	}
+	return s.fail(ctx, err)
+}
+
+// postsAfter keeps the posts published after t and reports whether any was dropped. A post
+// whose time cannot be read is dropped: it cannot be shown to be newer.
+func postsAfter(posts []pronet.Post, t time.Time) ([]pronet.Post, bool) {
+	out := make([]pronet.Post, 0, len(posts))
+	dropped := false
+	for _, p := range posts {
+		if at, ok := postTime(p); ok && at.After(t) {
+			out = append(out, p)
+			continue
+		}
+		dropped = true
+	}
+	return out, dropped
+}
+
+func postTime(p pronet.Post) (time.Time, bool) {
+	if p.PostedDateTimestamp > 0 {
+		return time.UnixMilli(p.PostedDateTimestamp), true
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateTime} {
+		if at, err := time.Parse(layout, p.PostedDate); err == nil {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// capItems enforces the spec's 50 items per request, whatever the provider sent.
+func capItems[T any](items []T) []T {
+	if items == nil {
+		return []T{}
+	}
+	return items[:min(len(items), maxLookupItems)]
+}
+
+func countMessage(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("Found 1 %s.", noun)
+	}
+	return fmt.Sprintf("Found %d %ss.", n, noun)
+}
