@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/trawlhq/trawl/internal/query"
 	"github.com/trawlhq/trawl/internal/source"
@@ -214,11 +213,13 @@ type RunArgs struct {
 // Kind is River's name for the job.
 func (RunArgs) Kind() string { return "trawl.search.run" }
 
-// InsertOpts: at most one pending run per search at a time.
+// InsertOpts: no River uniqueness. The lease on searches.next_run_at is
+// what keeps a search from being claimed twice, and River insists that a
+// unique job also counts running jobs, so a job left "running" by a killed
+// process would block the run its expired lease should retry (for up to
+// River's one-hour rescue delay). A rare overlapping run stores nothing twice.
 func (RunArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-	}}}
+	return river.InsertOpts{MaxAttempts: 3}
 }
 
 // RunWorker runs searches for River.

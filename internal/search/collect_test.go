@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -234,6 +235,15 @@ func TestOverlappingRunsStoreEachPostOnce(t *testing.T) {
 		for _, e := range events {
 			if seen[e.SubjectID] || e.Kind != store.EventNewPost || e.SearchID != s.ID {
 				t.Fatalf("event %+v duplicated or wrong", e)
+			}
+			var p struct {
+				Text   string `json:"text"`
+				Result struct {
+					ID string `json:"id"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(e.Payload, &p); err != nil || p.Result.ID != e.SubjectID || p.Text != "post "+e.SubjectID {
+				t.Fatalf("event payload %s does not carry its post (%v)", e.Payload, err)
 			}
 			seen[e.SubjectID] = true
 		}

@@ -128,17 +128,10 @@ func (s *Store) SaveRun(ctx context.Context, run search.Run) (search.Outcome, er
 	return out, nil
 }
 
-// newResult is a stored item with its JSON, encoded once for the results
-// row and the outbox payload both.
-type newResult struct {
-	item source.Item
-	raw  []byte
-}
-
 // insertResults stores the items and returns those that were new.
-func insertResults(ctx context.Context, tx *sql.Tx, d Dialect, run search.Run) ([]newResult, error) {
-	byID := make(map[string]newResult, len(run.Items))
-	var inserted []newResult
+func insertResults(ctx context.Context, tx *sql.Tx, d Dialect, run search.Run) ([]source.Item, error) {
+	byID := make(map[string]source.Item, len(run.Items))
+	var inserted []source.Item
 	for start := 0; start < len(run.Items); start += insertBatch {
 		batch := run.Items[start:min(start+insertBatch, len(run.Items))]
 		var (
@@ -155,7 +148,7 @@ func insertResults(ctx context.Context, tx *sql.Tx, d Dialect, run search.Run) (
 			if err != nil {
 				return nil, fmt.Errorf("encode result %s: %w", it.ID, err)
 			}
-			byID[it.ID] = newResult{item: it, raw: raw}
+			byID[it.ID] = it
 			if i > 0 {
 				sb.WriteByte(',')
 			}
@@ -203,41 +196,7 @@ func writeRowParams(sb *strings.Builder, d Dialect, after, n int) {
 	sb.WriteByte(')')
 }
 
-// newPostPayload is the outbox payload of a new result: the fields a
-// workflows/new-post trigger carries, plus the result itself under
-// "result" (spliced in by eventPayload).
-type newPostPayload struct {
-	SearchID   string `json:"search_id"`
-	AuthorURL  string `json:"author_url"`
-	Text       string `json:"text"`
-	PostURL    string `json:"post_url"`
-	Likes      int    `json:"likes"`
-	Comments   int    `json:"comments"`
-	DatePosted string `json:"date_posted"`
-	Source     string `json:"source"`
-}
-
-// eventPayload encodes the payload of a new result, reusing the result's
-// JSON rather than encoding the item a second time.
-func eventPayload(searchID string, r newResult) ([]byte, error) {
-	it := r.item
-	head, err := json.Marshal(newPostPayload{
-		SearchID: searchID, AuthorURL: it.Author.ProfileURL, Text: it.Content.Text, PostURL: it.Content.URL,
-		Likes: it.Engagement.Likes, Comments: it.Engagement.Comments,
-		DatePosted: it.PublishedAt.UTC().Format(source.TimeLayout), Source: it.Source,
-	})
-	if err != nil {
-		return nil, err
-	}
-	// head is a JSON object: replace its closing brace with the result member.
-	out := make([]byte, 0, len(head)+len(r.raw)+12)
-	out = append(out, head[:len(head)-1]...)
-	out = append(out, `,"result":`...)
-	out = append(out, r.raw...)
-	return append(out, '}'), nil
-}
-
-func insertEvents(ctx context.Context, tx *sql.Tx, d Dialect, accountID, searchID string, items []newResult, at time.Time) error {
+func insertEvents(ctx context.Context, tx *sql.Tx, d Dialect, accountID, searchID string, items []source.Item, at time.Time) error {
 	for start := 0; start < len(items); start += insertBatch {
 		batch := items[start:min(start+insertBatch, len(items))]
 		var (
@@ -245,16 +204,14 @@ func insertEvents(ctx context.Context, tx *sql.Tx, d Dialect, accountID, searchI
 			args = make([]any, 0, len(batch)*7)
 		)
 		sb.WriteString(`INSERT INTO events (id, account_id, kind, search_id, subject_id, payload, created_at) VALUES `)
-		for i, r := range batch {
-			raw, err := eventPayload(searchID, r)
-			if err != nil {
-				return fmt.Errorf("encode event for %s: %w", r.item.ID, err)
-			}
+		for i, it := range batch {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
+			// The row only points at the result: PendingEvents reads the
+			// result itself, so the outbox does not write every post twice.
 			writeRowParams(&sb, d, len(args), 7)
-			args = append(args, NewID(), accountID, EventNewPost, searchID, r.item.ID, string(raw), ms(at))
+			args = append(args, NewID(), accountID, EventNewPost, searchID, it.ID, "{}", ms(at))
 		}
 		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return fmt.Errorf("insert events: %w", err)
@@ -269,15 +226,32 @@ type Event struct {
 	Kind      string
 	SearchID  string
 	SubjectID string
+	// Payload of a new-post event: the fields a workflows/new-post trigger
+	// carries, and the result itself under "result".
 	Payload   json.RawMessage
 	CreatedAt time.Time
 }
 
-// PendingEvents lists unprocessed outbox events of an account, oldest first.
+// newPostPayload is the payload of a new-post event.
+type newPostPayload struct {
+	SearchID   string          `json:"search_id"`
+	AuthorURL  string          `json:"author_url"`
+	Text       string          `json:"text"`
+	PostURL    string          `json:"post_url"`
+	Likes      int             `json:"likes"`
+	Comments   int             `json:"comments"`
+	DatePosted string          `json:"date_posted"`
+	Source     string          `json:"source"`
+	Result     json.RawMessage `json:"result"`
+}
+
+// PendingEvents lists unprocessed outbox events of an account, oldest first,
+// with the payload of each new-post event built from its stored result.
 func (s *Store) PendingEvents(ctx context.Context, accountID string, limit int) ([]Event, error) {
 	rows, err := s.read.QueryContext(ctx,
-		`SELECT id, kind, COALESCE(CAST(search_id AS TEXT), ''), subject_id, payload, created_at FROM events
-		  WHERE account_id = $1 AND processed_at IS NULL ORDER BY created_at, id LIMIT $2`, accountID, limit)
+		`SELECT e.id, e.kind, COALESCE(CAST(e.search_id AS TEXT), ''), e.subject_id, e.payload, e.created_at, r.item
+		   FROM events e LEFT JOIN search_results r ON r.search_id = e.search_id AND r.post_id = e.subject_id
+		  WHERE e.account_id = $1 AND e.processed_at IS NULL ORDER BY e.created_at, e.id LIMIT $2`, accountID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: pending events: %w", err)
 	}
@@ -287,16 +261,34 @@ func (s *Store) PendingEvents(ctx context.Context, accountID string, limit int) 
 		var (
 			e       Event
 			payload []byte
+			item    []byte
 			created int64
 		)
-		if err := rows.Scan(&e.ID, &e.Kind, &e.SearchID, &e.SubjectID, &payload, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.Kind, &e.SearchID, &e.SubjectID, &payload, &created, &item); err != nil {
 			return nil, fmt.Errorf("store: pending events: %w", err)
 		}
 		e.Payload, e.CreatedAt = payload, fromMS(created)
+		if e.Kind == EventNewPost && item != nil {
+			if e.Payload, err = newPostEventPayload(e.SearchID, item); err != nil {
+				return nil, fmt.Errorf("store: pending event %s: %w", e.ID, err)
+			}
+		}
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: pending events: %w", err)
 	}
 	return out, nil
+}
+
+func newPostEventPayload(searchID string, raw []byte) (json.RawMessage, error) {
+	var it source.Item
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return nil, err
+	}
+	return json.Marshal(newPostPayload{
+		SearchID: searchID, AuthorURL: it.Author.ProfileURL, Text: it.Content.Text, PostURL: it.Content.URL,
+		Likes: it.Engagement.Likes, Comments: it.Engagement.Comments,
+		DatePosted: it.PublishedAt.UTC().Format(source.TimeLayout), Source: it.Source, Result: raw,
+	})
 }

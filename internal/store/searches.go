@@ -255,7 +255,10 @@ func (s *Store) Results(ctx context.Context, sr search.Search, limit int, cursor
 			return ResultPage{}, err
 		}
 		args = append(args, at, id)
-		where += fmt.Sprintf(` AND (published_at < $%d OR (published_at = $%d AND post_id < $%d))`, len(args)-1, len(args)-1, len(args))
+		// A row-value comparison, not "a < x OR (a = x AND b < y)": PostgreSQL
+		// turns only the former into an index range, and with the OR a deep
+		// page scanned every newer entry (850 ms after 900,000 results).
+		where += fmt.Sprintf(` AND (published_at, post_id) < ($%d, $%d)`, len(args)-1, len(args))
 	}
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT item, published_at, post_id FROM search_results WHERE `+where+

@@ -83,7 +83,8 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	// busy_timeout comes first: the pragmas run in order, and switching a new
 	// file to WAL must wait for a concurrent opener instead of failing.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	writer, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate&_pragma=journal_mode(WAL)")
+	// page_size only takes effect before the file switches to WAL.
+	writer, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(8000)")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
