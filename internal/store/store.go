@@ -91,7 +91,17 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	writer.SetMaxOpenConns(1)
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
-	if err := writer.PingContext(ctx); err != nil {
+	// Switching a new file to WAL can fail with SQLITE_BUSY without waiting
+	// when another process opens it at the same moment; the lock file
+	// serialises first opens.
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	err = writer.PingContext(ctx)
+	unlock()
+	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
