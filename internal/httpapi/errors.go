@@ -129,9 +129,6 @@ func fromHuma(status int, msg string, errs ...error) huma.StatusError {
 	case http.StatusUnprocessableEntity:
 		return validationError(details...)
 	case http.StatusBadRequest:
-		for i := range details {
-			details[i].Message = strings.TrimPrefix(details[i].Message, "invalid character ")
-		}
 		return NewAPIError(http.StatusBadRequest, CodeBadRequest, "The request body is not valid JSON.", details...).
 			WithSuggestion("Send a JSON object with Content-Type: application/json.")
 	case http.StatusRequestEntityTooLarge:
