@@ -239,14 +239,15 @@ func fixture(ctx context.Context, st *store.Store) (string, search.Search, error
 // seed stores n generated results, oldest first, in batches; generation of
 // the next batch overlaps the writing of the current one.
 func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) error {
-	gen := newItems(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	gen := store.NewSyntheticItems(base, 2)
 	batches := make(chan []source.Item, 1)
 	go func() {
 		defer close(batches)
 		for start := 0; start < n; start += batch {
 			items := make([]source.Item, 0, batch)
 			for i := start; i < min(start+batch, n); i++ {
-				items = append(items, gen.item(i))
+				items = append(items, gen.Item(i))
 			}
 			select {
 			case batches <- items:
@@ -258,7 +259,7 @@ func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) e
 	var total int64
 	for items := range batches {
 		var err error
-		if total, err = st.SeedResults(ctx, searchID, gen.collectedAt, items); err != nil {
+		if total, err = st.SeedResults(ctx, searchID, base.AddDate(1, 0, 0), items); err != nil {
 			return err
 		}
 	}
@@ -368,7 +369,7 @@ func checkPage(body []byte, firstItem, limit int) error {
 	if !p.Success || len(p.Data) != want {
 		return fmt.Errorf("page has %d results, want %d", len(p.Data), want)
 	}
-	if id := itemID(firstItem); p.Data[0].ID != id {
+	if id := store.SyntheticItemID(firstItem); p.Data[0].ID != id {
 		return fmt.Errorf("page starts at %s, want %s", p.Data[0].ID, id)
 	}
 	return nil
@@ -383,8 +384,8 @@ func measureStore(ctx context.Context, st *store.Store, sr search.Search, sc sce
 		if err != nil {
 			return result{}, err
 		}
-		if len(page.Items) == 0 || page.Items[0].ID != itemID(sc.firstItem) {
-			return result{}, fmt.Errorf("store page does not start at %s", itemID(sc.firstItem))
+		if len(page.Items) == 0 || page.Items[0].ID != store.SyntheticItemID(sc.firstItem) {
+			return result{}, fmt.Errorf("store page does not start at %s", store.SyntheticItemID(sc.firstItem))
 		}
 		if i >= warmup {
 			res.latencies = append(res.latencies, took)

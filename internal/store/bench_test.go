@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,16 +37,17 @@ func benchSaveRun(b *testing.B, engine store.Dialect) {
 	ctx := context.Background()
 	s := storetest.Open(b, engine, nil)
 	sr := benchSearch(b, s)
-	gen := newBenchItems(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
+	base := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	gen := store.NewSyntheticItems(base, 1)
 
 	var stored, seen int
 	page := make([]source.Item, benchPageSize)
 	next := 0 // index of the oldest item of the next page
 	for b.Loop() {
 		for i := range page {
-			page[i] = gen.item(next + i)
+			page[i] = gen.Item(next + i)
 		}
-		at := gen.base.Add(time.Duration(next) * time.Second)
+		at := base.Add(time.Duration(next) * time.Second)
 		out, err := s.SaveRun(ctx, search.Run{
 			SearchID: sr.ID, At: at, Items: page,
 			NewestID: page[len(page)-1].ID, NextRunAt: at.Add(time.Hour),
@@ -67,7 +66,7 @@ func benchSaveRun(b *testing.B, engine store.Dialect) {
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(stored)/secs, "results/s")
 	b.ReportMetric(float64(seen)/secs, "items/s")
-	if raw, err := json.Marshal(gen.item(0)); err == nil {
+	if raw, err := json.Marshal(gen.Item(0)); err == nil {
 		b.ReportMetric(float64(len(raw)), "B/item")
 	}
 }
@@ -90,60 +89,6 @@ func benchSearch(b testing.TB, s *store.Store) search.Search {
 	return sr
 }
 
-// benchItems makes realistic microblog results (about 1 KB of JSON each):
-// item n is the same whenever it is asked for, and newer items have larger
-// ids and later publication times, as upstream posts do.
-type benchItems struct {
-	base  time.Time
-	texts []string
-}
-
-func newBenchItems(base time.Time) benchItems {
-	words := strings.Fields(`shipping a new release of our go service today with faster queries,
-		better observability and a cleaner api; thanks to everyone who filed issues and reviewed
-		pull requests over the last month #golang #opensource`)
-	texts := make([]string, 97)
-	for i := range texts {
-		var sb strings.Builder
-		for j := 0; sb.Len() < 340+i%100; j++ {
-			if j > 0 {
-				sb.WriteByte(' ')
-			}
-			sb.WriteString(words[(i*7+j)%len(words)])
-		}
-		texts[i] = sb.String()
-	}
-	return benchItems{base: base, texts: texts}
-}
-
-func (g benchItems) item(n int) source.Item {
-	id := strconv.FormatInt(1_800_000_000_000_000_000+int64(n)*4096, 10)
-	user := "user" + strconv.Itoa(n%5000)
-	followers, shares := 1000+n%90_000, n%40
-	return source.Item{
-		ID:     id,
-		Source: "microblog",
-		Author: source.Author{
-			Name:       "Bench User " + strconv.Itoa(n%5000),
-			Username:   user,
-			ProfileURL: "https://x.com/" + user,
-			Avatar:     "https://pbs.twimg.com/profile_images/1790000000000000000/" + user + "_normal.jpg",
-			Followers:  &followers,
-		},
-		Content: source.Content{
-			Text: g.texts[n%len(g.texts)],
-			URL:  "https://x.com/" + user + "/status/" + id,
-			Media: []source.Media{
-				{Type: "photo", URL: "https://pbs.twimg.com/media/GbEnch" + strconv.Itoa(n) + "AAAAAA.jpg"},
-				{Type: "video", URL: "https://pbs.twimg.com/ext_tw_video_thumb/" + id + "/pu/img/bench.jpg",
-					PreviewURL: "https://pbs.twimg.com/ext_tw_video_thumb/" + id + "/pu/img/bench.jpg"},
-			},
-		},
-		Engagement:  source.Engagement{Likes: n % 500, Comments: n % 37, Shares: &shares},
-		PublishedAt: g.base.Add(time.Duration(n) * time.Second),
-	}
-}
-
 // The bulk-loading helpers of the benchmarks must agree with the real
 // paths: seeding skips stored posts, and a cursor made by
 // ResultCursorAfter is the one paging hands out at that point.
@@ -152,17 +97,16 @@ func TestSeedResultsAndCursorAfter(t *testing.T) {
 		ctx := context.Background()
 		s := storetest.Open(t, engine, nil)
 		sr := benchSearch(t, s)
-		gen := newBenchItems(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
+		base := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+		gen := store.NewSyntheticItems(base, 3) // ties on the page key
 		var items []source.Item
 		for n := range 25 {
-			it := gen.item(n)
-			it.PublishedAt = gen.base.Add(time.Duration(n/3) * time.Second) // ties on the page key
-			items = append(items, it)
+			items = append(items, gen.Item(n))
 		}
-		if _, err := s.SeedResults(ctx, sr.ID, gen.base, items[:15]); err != nil {
+		if _, err := s.SeedResults(ctx, sr.ID, base, items[:15]); err != nil {
 			t.Fatal(err)
 		}
-		total, err := s.SeedResults(ctx, sr.ID, gen.base, items[10:])
+		total, err := s.SeedResults(ctx, sr.ID, base, items[10:])
 		if err != nil || total != 25 {
 			t.Fatalf("seeded total %d, %v; want 25 (overlap skipped)", total, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/search"
@@ -60,4 +62,68 @@ func (s *Store) ResultCursorAfter(ctx context.Context, searchID string, n int) (
 		return "", fmt.Errorf("store: cursor after %d results of %s: %w", n, searchID, err)
 	}
 	return encodeCursor(at, id), nil
+}
+
+// SyntheticItems makes realistic microblog results (about 1 KB of JSON
+// each) for benchmarks. Item n is the same whenever it is asked for; it has
+// a larger id than item n-1 and is published at the same time or later, as
+// upstream posts are. With perSecond > 1, that many items share a second,
+// so paging relies on the post-id tie-break.
+type SyntheticItems struct {
+	base      time.Time
+	perSecond int
+	texts     []string
+}
+
+// NewSyntheticItems returns the generator of items published from base on.
+func NewSyntheticItems(base time.Time, perSecond int) SyntheticItems {
+	words := strings.Fields(`shipping a new release of our go service today with faster queries,
+		better observability and a cleaner api; thanks to everyone who filed issues and reviewed
+		pull requests over the last month #golang #opensource`)
+	texts := make([]string, 97)
+	for i := range texts {
+		var sb strings.Builder
+		for j := 0; sb.Len() < 340+i%100; j++ {
+			if j > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(words[(i*7+j)%len(words)])
+		}
+		texts[i] = sb.String()
+	}
+	return SyntheticItems{base: base, perSecond: max(perSecond, 1), texts: texts}
+}
+
+// SyntheticItemID is the post id of item n: 19 digits, so text order is number order.
+func SyntheticItemID(n int) string {
+	return strconv.FormatInt(1_800_000_000_000_000_000+int64(n)*4096, 10)
+}
+
+// Item returns item n.
+func (g SyntheticItems) Item(n int) source.Item {
+	id := SyntheticItemID(n)
+	user := "user" + strconv.Itoa(n%5000)
+	followers, shares := 1000+n%90_000, n%40
+	return source.Item{
+		ID:     id,
+		Source: "microblog",
+		Author: source.Author{
+			Name:       "Bench User " + strconv.Itoa(n%5000),
+			Username:   user,
+			ProfileURL: "https://x.com/" + user,
+			Avatar:     "https://pbs.twimg.com/profile_images/1790000000000000000/" + user + "_normal.jpg",
+			Followers:  &followers,
+		},
+		Content: source.Content{
+			Text: g.texts[n%len(g.texts)],
+			URL:  "https://x.com/" + user + "/status/" + id,
+			Media: []source.Media{
+				{Type: "photo", URL: "https://pbs.twimg.com/media/GbEnch" + strconv.Itoa(n) + "AAAAAA.jpg"},
+				{Type: "video", URL: "https://pbs.twimg.com/ext_tw_video_thumb/" + id + "/pu/img/bench.jpg",
+					PreviewURL: "https://pbs.twimg.com/ext_tw_video_thumb/" + id + "/pu/img/bench.jpg"},
+			},
+		},
+		Engagement:  source.Engagement{Likes: n % 500, Comments: n % 37, Shares: &shares},
+		PublishedAt: g.base.Add(time.Duration(n/g.perSecond) * time.Second),
+	}
 }
