@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -477,7 +477,6 @@ func TestSearchesRunOnSchedule(t *testing.T) {
 			for !cond() {
 				if time.Now().After(deadline) {
 					logs := ts.Stderr.String()
-					os.WriteFile("/tmp/sched.log", []byte(logs), 0o644)
 					t.Fatalf("timed out waiting for %s; log tail:\n%s", what, logs[max(0, len(logs)-4000):])
 				}
 				time.Sleep(100 * time.Millisecond) // polling for asynchronous work, not waiting on the schedule
@@ -504,5 +503,40 @@ func TestSearchesRunOnSchedule(t *testing.T) {
 		}
 		mustDo(t, c, http.MethodPatch, "/v1/searches/"+paused.ID, map[string]any{"status": "active"}, 200)
 		waitFor("the resumed run", func() bool { return getSearch(t, c, paused.ID).LastRunAt != nil })
+	})
+}
+
+// TestRolesSplitAcrossProcesses: an api-only process and a worker-only
+// process share one database; searches created through the first are run
+// by the second.
+func TestRolesSplitAcrossProcesses(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		env := serverEnv(t, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_ROLE": "api", "TRAWL_RATE_LIMIT_CUSTOM": "100000"})
+		api := startServer(t, env)
+
+		workerEnv := map[string]string{}
+		for k, v := range env {
+			workerEnv[k] = v
+		}
+		workerEnv["TRAWL_ROLE"] = "worker"
+		ctx, cancel := context.WithCancel(context.Background())
+		out, done := newOutput(), make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"serve"}, func(k string) string { return workerEnv[k] }, out, newOutput())
+		}()
+		t.Cleanup(func() { cancel(); <-done })
+		out.waitFor(t, regexp.MustCompile(`worker is running`), done)
+
+		s := createSearch(t, api.Client, map[string]any{"name": "split", "keywords": []string{"CRM"}})
+		deadline := time.Now().Add(60 * time.Second)
+		for getSearch(t, api.Client, s.ID).LastRunAt == nil {
+			if time.Now().After(deadline) {
+				t.Fatal("the worker process never ran the search created through the api process")
+			}
+			time.Sleep(100 * time.Millisecond) // polling for asynchronous work
+		}
+		if strings.Contains(out.String(), "listening on") {
+			t.Fatal("the worker process serves HTTP")
+		}
 	})
 }

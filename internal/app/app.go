@@ -103,6 +103,9 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		log.Info("listening", "addr", ln.Addr().String(), "role", cfg.Role, "database", string(st.Dialect()))
 	}
 
+	if !cfg.ServesAPI() {
+		fmt.Fprintf(opts.Stdout, "Trawl worker is running (role %s, database %s)\n", cfg.Role, st.Dialect())
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-serveErr:
