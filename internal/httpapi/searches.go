@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -108,10 +109,10 @@ func (b postsBody) definition(forCreate bool) (search.Definition, error) {
 		Keywords:        cleanList("body.keywords", b.Keywords, &p),
 		KeywordsAnd:     cleanList("body.keywords_and", b.KeywordsAnd, &p),
 		KeywordsNot:     cleanList("body.keywords_not", b.KeywordsNot, &p),
-		TimeFrame:       strings.ToLower(cmpOrString(b.TimeFrame, search.DefaultTimeFrame)),
-		MaxResults:      cmpOrInt(b.MaxResults, search.DefaultMaxResults),
-		Frequency:       search.Frequency(strings.ToUpper(cmpOrString(b.Frequency, string(search.DefaultFrequency)))),
-		SearchType:      canonicalSearchType(cmpOrString(b.SearchType, search.DefaultSearchType)),
+		TimeFrame:       strings.ToLower(cmp.Or(b.TimeFrame, search.DefaultTimeFrame)),
+		MaxResults:      cmp.Or(b.MaxResults, search.DefaultMaxResults),
+		Frequency:       search.Frequency(strings.ToUpper(cmp.Or(b.Frequency, string(search.DefaultFrequency)))),
+		SearchType:      canonicalSearchType(cmp.Or(b.SearchType, search.DefaultSearchType)),
 		JobTitles:       []string{},
 		Language:        strings.TrimSpace(b.MicroblogLanguage),
 		ExcludeRetweets: b.ExcludeRetweets, ExcludeReplies: b.ExcludeReplies, VerifiedOnly: b.VerifiedOnly,
@@ -199,8 +200,8 @@ func (b profileBody) definition(hosts []string, forCreate bool) (search.Definiti
 	d := search.Definition{
 		Keywords: []string{}, KeywordsAnd: []string{}, KeywordsNot: []string{}, JobTitles: []string{},
 		TimeFrame:  search.DefaultTimeFrame,
-		MaxResults: cmpOrInt(b.MaxResults, search.DefaultMaxResults),
-		Frequency:  search.Frequency(strings.ToUpper(cmpOrString(b.Frequency, string(search.DefaultFrequency)))),
+		MaxResults: cmp.Or(b.MaxResults, search.DefaultMaxResults),
+		Frequency:  search.Frequency(strings.ToUpper(cmp.Or(b.Frequency, string(search.DefaultFrequency)))),
 		SearchType: search.DefaultSearchType,
 		ProfileURL: "https://" + hosts[0] + "/" + username, ProfileUsername: username,
 	}
@@ -221,20 +222,6 @@ func canonicalSearchType(s string) string {
 		}
 	}
 	return s
-}
-
-func cmpOrString(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
-func cmpOrInt(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // gate enforces the plan and key requirements of a definition.
@@ -519,7 +506,9 @@ func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*
 			if sr.LastRunAt != nil {
 				next = sr.Definition.Frequency.Next(*sr.LastRunAt)
 			}
-			next = maxTime(next, now)
+			if next.Before(now) {
+				next = now
+			}
 			sr.NextRunAt = &next
 		}
 	}
@@ -536,13 +525,6 @@ func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*
 		return nil, s.fail(ctx, err)
 	}
 	return reply("Search updated", toSavedSearch(sr)), nil
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 type deletedData struct {
@@ -573,6 +555,16 @@ type pagination struct {
 	TotalCount *int64  `json:"total_count,omitempty"`
 }
 
+// newPagination describes a page whose successor starts at next ("" on the
+// last page).
+func newPagination(next string, total *int64) pagination {
+	p := pagination{HasMore: next != "", TotalCount: total}
+	if next != "" {
+		p.NextCursor = &next
+	}
+	return p
+}
+
 type listSearchesReply struct {
 	Body struct {
 		Message    string        `json:"message"`
@@ -600,10 +592,7 @@ func (s *Server) handleListSearches(ctx context.Context, in *listSearchesInput) 
 	for _, sr := range page.Searches {
 		out.Body.Data = append(out.Body.Data, toSavedSearch(sr))
 	}
-	out.Body.Pagination = pagination{HasMore: page.NextCursor != ""}
-	if page.NextCursor != "" {
-		out.Body.Pagination.NextCursor = &page.NextCursor
-	}
+	out.Body.Pagination = newPagination(page.NextCursor, nil)
 	return out, nil
 }
 
@@ -649,10 +638,7 @@ func (s *Server) handleSearchResults(ctx context.Context, in *resultsInput) (*re
 	if out.Body.Data == nil {
 		out.Body.Data = []source.Item{}
 	}
-	out.Body.Pagination = pagination{HasMore: page.NextCursor != "", TotalCount: &page.TotalCount}
-	if page.NextCursor != "" {
-		out.Body.Pagination.NextCursor = &page.NextCursor
-	}
+	out.Body.Pagination = newPagination(page.NextCursor, &page.TotalCount)
 	return out, nil
 }
 

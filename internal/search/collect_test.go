@@ -306,3 +306,54 @@ func TestNewerID(t *testing.T) {
 		}
 	}
 }
+
+func TestListAndResultPaging(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ctx := context.Background()
+		f := newFixture(t, engine)
+		var ids []string
+		for range 5 {
+			ids = append(ids, f.create(t, search.Daily, 100).ID)
+			f.clk.Advance(time.Second)
+		}
+		// Searches come newest first, two at a time, each once.
+		var listed []string
+		cursor := ""
+		for {
+			page, err := f.st.ListSearches(ctx, f.acct.ID, "", 2, cursor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range page.Searches {
+				listed = append(listed, s.ID)
+			}
+			if cursor = page.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if len(listed) != 5 || listed[0] != ids[4] || listed[4] != ids[0] {
+			t.Fatalf("listed %v, want %v newest first", listed, ids)
+		}
+
+		// Ten posts over ten minutes; from keeps the last four and counts them.
+		start := f.clk.Now()
+		for i := range 10 {
+			f.mb.publish(1, start.Add(time.Duration(i)*time.Minute))
+		}
+		if _, err := f.col.Run(ctx, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := f.st.SearchByID(ctx, ids[0])
+		page, err := f.st.Results(ctx, s, 3, "", start.Add(6*time.Minute))
+		if err != nil || len(page.Items) != 3 || page.TotalCount != 4 || page.NextCursor == "" {
+			t.Fatalf("first page from minute 6 = %d items, total %d, cursor %q, %v", len(page.Items), page.TotalCount, page.NextCursor, err)
+		}
+		next, err := f.st.Results(ctx, s, 3, page.NextCursor, start.Add(6*time.Minute))
+		if err != nil || len(next.Items) != 1 || next.NextCursor != "" || next.Items[0].PublishedAt != start.Add(6*time.Minute) {
+			t.Fatalf("second page = %+v, %v", next, err)
+		}
+		if all, _ := f.st.Results(ctx, s, 50, "", time.Time{}); all.TotalCount != 10 || len(all.Items) != 10 {
+			t.Fatalf("all results: %d items, total %d", len(all.Items), all.TotalCount)
+		}
+	})
+}

@@ -183,7 +183,7 @@ func (s *Store) ListSearches(ctx context.Context, accountID string, status searc
 			return SearchPage{}, err
 		}
 		args = append(args, at, id)
-		where += fmt.Sprintf(` AND (created_at < $%d OR (created_at = $%d AND id < $%d))`, len(args)-1, len(args)-1, len(args))
+		where += fmt.Sprintf(` AND (created_at, id) < ($%d, $%d)`, len(args)-1, len(args))
 	}
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT `+searchColumns+` FROM searches WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT $2`, args...)
@@ -248,7 +248,6 @@ func (s *Store) Results(ctx context.Context, sr search.Search, limit int, cursor
 		args = append(args, ms(from))
 		where += fmt.Sprintf(` AND published_at >= $%d`, len(args))
 	}
-	countWhere, countArgs := where, append([]any{sr.ID}, args[2:]...)
 	if cursor != "" {
 		at, id, err := decodeCursor(cursor)
 		if err != nil {
@@ -268,37 +267,43 @@ func (s *Store) Results(ctx context.Context, sr search.Search, limit int, cursor
 	}
 	defer rows.Close()
 	var (
-		page    ResultPage
-		lastPub int64
-		lastID  string
+		page ResultPage
+		// The page key of the last item kept: the next page starts after it.
+		keptPub int64
+		keptID  string
 	)
 	for rows.Next() {
-		var raw []byte
-		if err := rows.Scan(&raw, &lastPub, &lastID); err != nil {
+		var (
+			raw []byte
+			pub int64
+			id  string
+		)
+		if err := rows.Scan(&raw, &pub, &id); err != nil {
 			return ResultPage{}, fmt.Errorf("store: results of %s: %w", sr.ID, err)
 		}
 		if len(page.Items) == limit {
-			page.NextCursor = encodeCursor(prevPub(page.Items), page.Items[limit-1].ID)
+			// The extra row only says that there is a next page.
+			page.NextCursor = encodeCursor(keptPub, keptID)
 			break
 		}
 		var it source.Item
 		if err := json.Unmarshal(raw, &it); err != nil {
-			return ResultPage{}, fmt.Errorf("store: decode result %s: %w", lastID, err)
+			return ResultPage{}, fmt.Errorf("store: decode result %s: %w", id, err)
 		}
 		page.Items = append(page.Items, it)
+		keptPub, keptID = pub, id
 	}
 	if err := rows.Err(); err != nil {
 		return ResultPage{}, fmt.Errorf("store: results of %s: %w", sr.ID, err)
 	}
-	if from.IsZero() {
-		page.TotalCount = sr.TotalResults
-	} else {
-		countWhere = strings.Replace(countWhere, "$3", "$2", 1)
-		if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM search_results WHERE `+countWhere, countArgs...).Scan(&page.TotalCount); err != nil {
+	// The counter on the search answers the common case without a scan.
+	page.TotalCount = sr.TotalResults
+	if !from.IsZero() {
+		err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM search_results WHERE search_id = $1 AND published_at >= $2`,
+			sr.ID, ms(from)).Scan(&page.TotalCount)
+		if err != nil {
 			return ResultPage{}, fmt.Errorf("store: count results of %s: %w", sr.ID, err)
 		}
 	}
 	return page, nil
 }
-
-func prevPub(items []source.Item) int64 { return ms(items[len(items)-1].PublishedAt) }
