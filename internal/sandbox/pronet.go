@@ -171,15 +171,21 @@ func pageOf[T any](all []T, page, size int) []T {
 
 func totalPages(n, size int) int { return (n + size - 1) / size }
 
-func (s *Sandbox) pronetComments(w http.ResponseWriter, r *http.Request) {
-	now := s.now()
+// postPage reads the urn and page of a request about one post's comments or
+// reactions, answering the error itself when they are wrong.
+func (s *Sandbox) postPage(w http.ResponseWriter, r *http.Request) (urn uint64, page int, now time.Time, ok bool) {
+	now = s.now()
 	q := r.URL.Query()
-	page, ok := intParam(q, "page", 1, 1)
-	if !ok {
+	if page, ok = intParam(q, "page", 1, 1); !ok {
 		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
-		return
+		return 0, 0, now, false
 	}
-	urn, ok := s.postURN(w, q, now)
+	urn, ok = s.postURN(w, q, now)
+	return urn, page, now, ok
+}
+
+func (s *Sandbox) pronetComments(w http.ResponseWriter, r *http.Request) {
+	urn, page, now, ok := s.postPage(w, r)
 	if !ok {
 		return
 	}
@@ -222,14 +228,7 @@ func commentRecord(c Comment, top bool) map[string]any {
 }
 
 func (s *Sandbox) pronetReactions(w http.ResponseWriter, r *http.Request) {
-	now := s.now()
-	q := r.URL.Query()
-	page, ok := intParam(q, "page", 1, 1)
-	if !ok {
-		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
-		return
-	}
-	urn, ok := s.postURN(w, q, now)
+	urn, page, now, ok := s.postPage(w, r)
 	if !ok {
 		return
 	}
