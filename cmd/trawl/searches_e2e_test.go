@@ -353,6 +353,15 @@ func TestSearchValidation(t *testing.T) {
 	if got := getSearch(t, c, s.ID); got.Name != "x" || got.Filters.MaxResults != 50 {
 		t.Fatalf("rejected PATCHes changed the search: %+v", got)
 	}
+
+	// The query length limit is a setting, and the error names it.
+	short := startServer(t, serverEnv(t, store.SQLite, map[string]string{"TRAWL_QUERY_MAX_LENGTH": "40"}))
+	body := `{"name": "x", "keywords": ["revenue operations", "sales automation"]}`
+	e := mustDo(t, short.Client, http.MethodPost, "/v1/searches/microblog/posts", body, 400).Err()
+	if !e.HasField("body.keywords") || !strings.Contains(e.Details[0].Message, "limit is 40") {
+		t.Fatalf("query over TRAWL_QUERY_MAX_LENGTH: %+v", e)
+	}
+	mustDo(t, c, http.MethodPost, "/v1/searches/microblog/posts", body, 201)
 }
 
 func TestSearchAccessRules(t *testing.T) {

@@ -64,7 +64,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		return err
 	}
 	defer sources.Close()
-	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Now: opts.Now, Log: log}
+	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Now: opts.Now, Log: log, QueryMaxLength: cfg.QueryMaxLength}
 
 	var runner *jobs.Runner
 	scheduler := &search.Scheduler{Repo: st, Lease: cfg.SearchRunLease,

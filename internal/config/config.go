@@ -32,6 +32,7 @@ type Config struct {
 	EnrichAPIKey         string `name:"enrich-api-key" help:"People Data Labs API key (TRAWL_ENRICH_API_KEY)."`
 	SandboxSeed          int64  `name:"sandbox-seed" default:"1" help:"Seed of the sandbox's synthetic world (TRAWL_SANDBOX_SEED)."`
 
+	QueryMaxLength int      `name:"query-max-length" default:"512" help:"Longest compiled X query of a recent search, in characters; full-archive searches may reach 1024 (TRAWL_QUERY_MAX_LENGTH)."`
 	MicroblogHosts []string `name:"microblog-hosts" default:"x.com,twitter.com" help:"Host names of microblog profile URLs (TRAWL_MICROBLOG_HOSTS)."`
 	PronetHosts    []string `name:"pronet-hosts" default:"linkedin.com" help:"Host names of pronet URLs; subdomains are accepted (TRAWL_PRONET_HOSTS)."`
 
@@ -98,6 +99,9 @@ func (c *Config) Validate() error {
 		if v < 0 {
 			bad(flag, "must not be negative, got %d", v)
 		}
+	}
+	if c.QueryMaxLength < 1 {
+		bad("query-max-length", "must be at least 1, got %d", c.QueryMaxLength)
 	}
 	if len(c.MicroblogHosts) == 0 {
 		bad("microblog-hosts", "must name at least one host")

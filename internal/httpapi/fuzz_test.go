@@ -42,7 +42,7 @@ func FuzzPostsDefinition(f *testing.F) {
 		if json.Unmarshal([]byte(raw), &b) != nil {
 			return
 		}
-		d, err := b.definition(true)
+		d, err := b.definition(true, query.MaxLenRecent)
 		if err != nil {
 			var apiErr *Error
 			if !errors.As(err, &apiErr) || apiErr.Info.Code != CodeValidation || len(apiErr.Info.Details) == 0 {
@@ -55,11 +55,7 @@ func FuzzPostsDefinition(f *testing.F) {
 			}
 			return
 		}
-		limit := query.MaxLenRecent
-		if d.UseFullArchive {
-			limit = query.MaxLenFullArchive
-		}
-		c, err := query.Compile(d.QuerySpec(), limit)
+		c, err := d.Compile(query.MaxLenRecent)
 		if err != nil {
 			t.Fatalf("accepted definition %+v does not compile: %v", d, err)
 		}

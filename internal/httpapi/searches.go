@@ -99,8 +99,9 @@ func cleanUsername(field, v string, p *problems) string {
 }
 
 // definition validates a posts body into a search definition, listing every
-// problem. forCreate makes name required.
-func (b postsBody) definition(forCreate bool) (search.Definition, error) {
+// problem. forCreate makes name required; queryMaxLen is the configured
+// limit of the compiled query.
+func (b postsBody) definition(forCreate bool, queryMaxLen int) (search.Definition, error) {
 	var p problems
 	if forCreate {
 		checkName(b.Name, &p)
@@ -172,12 +173,8 @@ func (b postsBody) definition(forCreate bool) (search.Definition, error) {
 		p.add("body.keywords", "is required unless a standalone operator is given (%s)", standaloneOp)
 	}
 	if len(p) == 0 {
-		maxLen := query.MaxLenRecent
-		if d.UseFullArchive {
-			maxLen = query.MaxLenFullArchive
-		}
 		var tooLong *query.LengthError
-		if _, err := query.Compile(d.QuerySpec(), maxLen); errors.As(err, &tooLong) {
+		if _, err := d.Compile(queryMaxLen); errors.As(err, &tooLong) {
 			p.add("body.keywords", "the compiled query is %d characters long; the limit is %d", tooLong.Length, tooLong.Limit)
 		} else if errors.Is(err, query.ErrNoStandalone) {
 			p.add("body.keywords", "needs at least one keyword or standalone operator that is not an exclusion")
@@ -355,7 +352,7 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 }
 
 func (s *Server) handleCreatePostsSearch(ctx context.Context, in *createPostsInput) (*MeteredReply[savedSearch], error) {
-	d, err := in.Body.definition(true)
+	d, err := in.Body.definition(true, s.cfg.QueryMaxLength)
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +389,7 @@ func (s *Server) preview(ctx context.Context, kind search.Kind, d search.Definit
 		return nil, err
 	}
 	// A throwaway collector over nothing stored: the same fetch code as a run.
-	items, err := search.Preview(ctx, s.microblog, search.Search{Kind: kind, Definition: d}, s.now())
+	items, err := search.Preview(ctx, s.microblog, search.Search{Kind: kind, Definition: d}, s.now(), s.cfg.QueryMaxLength)
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
@@ -407,7 +404,7 @@ func (s *Server) preview(ctx context.Context, kind search.Kind, d search.Definit
 }
 
 func (s *Server) handlePreviewPosts(ctx context.Context, in *createPostsInput) (*previewReply, error) {
-	d, err := in.Body.definition(false)
+	d, err := in.Body.definition(false, s.cfg.QueryMaxLength)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/trawlhq/trawl/internal/query"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/microblog"
 )
@@ -58,6 +57,9 @@ type Collector struct {
 	Microblog Microblog
 	Now       func() time.Time
 	Log       *slog.Logger
+	// QueryMaxLength is the limit of a compiled recent-search query
+	// (TRAWL_QUERY_MAX_LENGTH); 0 means X's 512.
+	QueryMaxLength int
 }
 
 // maxPages bounds the pages one run reads, whatever max_results says.
@@ -118,12 +120,12 @@ func (c *Collector) fetch(ctx context.Context, s *Search, now time.Time) ([]sour
 		}
 		s.ProfileUserID = id
 	}
-	return fetch(ctx, c.Microblog, *s, now)
+	return fetch(ctx, c.Microblog, *s, now, c.QueryMaxLength)
 }
 
 // Preview fetches what a first run of the search would collect now,
 // storing nothing.
-func Preview(ctx context.Context, mb Microblog, s Search, now time.Time) ([]source.Item, error) {
+func Preview(ctx context.Context, mb Microblog, s Search, now time.Time, queryMaxLen int) ([]source.Item, error) {
 	if s.Kind == KindProfile {
 		id, err := resolveProfile(ctx, mb, s.Definition.ProfileUsername)
 		if err != nil {
@@ -131,7 +133,7 @@ func Preview(ctx context.Context, mb Microblog, s Search, now time.Time) ([]sour
 		}
 		s.ProfileUserID = id
 	}
-	items, _, err := fetch(ctx, mb, s, now)
+	items, _, err := fetch(ctx, mb, s, now, queryMaxLen)
 	return items, err
 }
 
@@ -145,7 +147,7 @@ func resolveProfile(ctx context.Context, mb Microblog, username string) (string,
 
 // fetch reads the posts a run collects: those newer than the watermark
 // within the time frame, at most max_results.
-func fetch(ctx context.Context, mb Microblog, s Search, now time.Time) ([]source.Item, string, error) {
+func fetch(ctx context.Context, mb Microblog, s Search, now time.Time, queryMaxLen int) ([]source.Item, string, error) {
 	d := s.Definition
 	if s.Kind == KindProfile {
 		p := microblog.TimelineParams{SinceID: s.Watermark, MaxResults: min(max(d.MaxResults, 5), 100)}
@@ -157,11 +159,7 @@ func fetch(ctx context.Context, mb Microblog, s Search, now time.Time) ([]source
 			return mb.UserTweets(ctx, s.ProfileUserID, p)
 		})
 	}
-	maxLen := query.MaxLenRecent
-	if d.UseFullArchive {
-		maxLen = query.MaxLenFullArchive
-	}
-	compiled, err := query.Compile(d.QuerySpec(), maxLen)
+	compiled, err := d.Compile(queryMaxLen)
 	if err != nil {
 		return nil, "", fmt.Errorf("compile query: %w", err)
 	}

@@ -141,6 +141,19 @@ func (d Definition) QuerySpec() query.Spec {
 	}
 }
 
+// Compile turns the definition into the X query a run sends. maxLen is the
+// configured limit of a recent search; full-archive searches may be as long
+// as X allows there, if that is more.
+func (d Definition) Compile(maxLen int) (query.Compiled, error) {
+	if maxLen <= 0 {
+		maxLen = query.MaxLenRecent
+	}
+	if d.UseFullArchive {
+		maxLen = max(maxLen, query.MaxLenFullArchive)
+	}
+	return query.Compile(d.QuerySpec(), maxLen)
+}
+
 // Search is a saved search.
 type Search struct {
 	ID         string
