@@ -230,7 +230,7 @@ func fixture(ctx context.Context, st *store.Store) (string, search.Search, error
 		Keywords: []string{"golang"}, TimeFrame: search.DefaultTimeFrame, MaxResults: search.DefaultMaxResults,
 		Frequency: search.Daily, SearchType: search.DefaultSearchType,
 	}}
-	if err := st.CreateSearch(ctx, &sr, store.Charge{}); err != nil {
+	if err := st.CreateSearch(ctx, &sr, store.Charge{}, 0); err != nil {
 		return "", search.Search{}, err
 	}
 	return key, sr, nil

@@ -549,3 +549,89 @@ func TestRolesSplitAcrossProcesses(t *testing.T) {
 		}
 	})
 }
+
+// TestNewAndResumedSearchesRunAtOnce: with the tick an hour away, a new
+// search's first run and a resumed search's run come from the job enqueued
+// with the write, within seconds.
+func TestNewAndResumedSearchesRunAtOnce(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1h", "TRAWL_RATE_LIMIT_CUSTOM": "100000"}))
+		c := ts.Client
+		s := createSearch(t, c, map[string]any{"name": "at once", "keywords": []string{"sales", "CRM"}, "max_results": 20})
+		if s.NextRunAt == nil {
+			t.Fatalf("new search has no next run: %+v", s)
+		}
+		waitUntil(t, ts, "the first run", func() bool { return getSearch(t, c, s.ID).LastRunAt != nil })
+		first := getSearch(t, c, s.ID)
+		if first.TotalResults == 0 {
+			t.Fatalf("first run collected nothing: %+v", first)
+		}
+		mustDo(t, c, http.MethodPatch, "/v1/searches/"+s.ID, map[string]any{"status": "paused"}, 200)
+		mustDo(t, c, http.MethodPatch, "/v1/searches/"+s.ID, map[string]any{"status": "active"}, 200)
+		waitUntil(t, ts, "the resumed run", func() bool { return *getSearch(t, c, s.ID).LastRunAt != *first.LastRunAt })
+	})
+}
+
+// TestTimeFramesChooseTheSearchEndpoint: past-24h and past-week (the
+// default) fit X's recent search and stay there, however long a request
+// takes; only a longer window or use_full_archive reaches the archive.
+func TestTimeFramesChooseTheSearchEndpoint(t *testing.T) {
+	ts := startServer(t, serverEnv(t, store.SQLite, map[string]string{"TRAWL_LOG_LEVEL": "debug"}))
+	c := ts.Client
+	upstreamPaths := func() []string {
+		var paths []string
+		for _, line := range strings.Split(ts.Stderr.String(), "\n") {
+			var l struct {
+				Msg, Path string
+			}
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "sandbox request" && strings.Contains(l.Path, "/tweets/search/") {
+				paths = append(paths, strings.TrimPrefix(l.Path, "/microblog"))
+			}
+		}
+		return paths
+	}
+	cases := []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"keywords": []string{"CRM"}}, "/2/tweets/search/recent"},
+		{map[string]any{"keywords": []string{"CRM"}, "time_frame": "past-week"}, "/2/tweets/search/recent"},
+		{map[string]any{"keywords": []string{"CRM"}, "time_frame": "past-24h"}, "/2/tweets/search/recent"},
+		{map[string]any{"keywords": []string{"CRM"}, "time_frame": "past-month"}, "/2/tweets/search/all"},
+		{map[string]any{"keywords": []string{"CRM"}, "use_full_archive": true}, "/2/tweets/search/all"},
+	}
+	for _, tc := range cases {
+		before := len(upstreamPaths())
+		mustDo(t, c, http.MethodPost, "/v1/searches/microblog/posts/preview", tc.body, 200)
+		// The sandbox logs a request once it has answered it.
+		waitUntil(t, ts, "the upstream request's log line", func() bool { return len(upstreamPaths()) > before })
+		for _, p := range upstreamPaths()[before:] {
+			if p != tc.want {
+				t.Errorf("%v went to %s, want %s", tc.body, p, tc.want)
+			}
+		}
+	}
+	// A saved search's runs choose the same way.
+	before := len(upstreamPaths())
+	s := createSearch(t, c, map[string]any{"name": "week", "keywords": []string{"CRM"}})
+	waitUntil(t, ts, "the first run", func() bool { return getSearch(t, c, s.ID).LastRunAt != nil })
+	waitUntil(t, ts, "the run's upstream request", func() bool { return len(upstreamPaths()) > before })
+	for _, p := range upstreamPaths()[before:] {
+		if p != "/2/tweets/search/recent" {
+			t.Errorf("the run of a past-week search went to %s", p)
+		}
+	}
+}
+
+// waitUntil polls for asynchronous work to show through the API.
+func waitUntil(t *testing.T, ts *testServer, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			logs := ts.Stderr.String()
+			t.Fatalf("timed out waiting for %s; log tail:\n%s", what, logs[max(0, len(logs)-4000):])
+		}
+		time.Sleep(50 * time.Millisecond) // polling for asynchronous work, not waiting on a schedule
+	}
+}

@@ -80,6 +80,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
+	st.SetJobInserter(runner)
 	if cfg.RunsWorkers() {
 		if err := runner.Start(ctx); err != nil {
 			return err

@@ -342,7 +342,7 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 	}
 	sr := search.Search{AccountID: p.Account.ID, Name: strings.TrimSpace(name), Kind: kind, Definition: d}
 	charge := store.Charge{AccountID: p.Account.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: s.cfg.MonthlyCredits(p.Account)}
-	if err := s.store.CreateSearch(ctx, &sr, charge); err != nil {
+	if err := s.store.CreateSearch(ctx, &sr, charge, s.cfg.SearchRunLease); err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	out := toSavedSearch(sr)
@@ -509,16 +509,15 @@ func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*
 			sr.NextRunAt = &next
 		}
 	}
+	resumed := false
 	if st := search.Status(strings.ToLower(in.Body.Status)); st != "" && st != sr.Status {
-		if st == search.StatusActive {
-			sr.NextRunAt = &now // resuming runs at once
-		}
+		resumed = st == search.StatusActive // resuming runs at once
 		sr.Status = st
 	}
 	if err := gate(principalFrom(ctx), sr.Definition); err != nil {
 		return nil, err
 	}
-	if err := s.store.UpdateSearch(ctx, &sr); err != nil {
+	if err := s.store.UpdateSearch(ctx, &sr, resumed, s.cfg.SearchRunLease); err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	return reply("Search updated", toSavedSearch(sr)), nil

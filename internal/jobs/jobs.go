@@ -6,11 +6,13 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -50,6 +52,8 @@ type Runner struct {
 	stop  func(context.Context) error
 	// insert enqueues a job; usable before Start and in the api role.
 	insert func(context.Context, river.JobArgs, *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	// insertTx enqueues a job inside a store transaction.
+	insertTx func(context.Context, store.JobTx, river.JobArgs, *river.InsertOpts) error
 }
 
 // TickArgs is the periodic job that runs every Scanner.
@@ -105,13 +109,15 @@ func New(cfg Config) (*Runner, error) {
 		)}
 	}
 	if cfg.Store.Dialect() == store.Postgres {
-		return newRunner(riverpgxv5.New(cfg.Store.PgxPool()), rc)
+		return newRunner(riverpgxv5.New(cfg.Store.PgxPool()), rc, func(tx store.JobTx) pgx.Tx { return tx.Pgx })
 	}
 	rc.FetchPollInterval = 500 * time.Millisecond
-	return newRunner(riversqlite.New(cfg.Store.DB()), rc)
+	return newRunner(riversqlite.New(cfg.Store.DB()), rc, func(tx store.JobTx) *sql.Tx { return tx.SQL })
 }
 
-func newRunner[TTx any](driver riverdriver.Driver[TTx], rc *river.Config) (*Runner, error) {
+// newRunner builds the runner on driver; txOf picks the driver's view of a
+// store transaction.
+func newRunner[TTx any](driver riverdriver.Driver[TTx], rc *river.Config, txOf func(store.JobTx) TTx) (*Runner, error) {
 	client, err := river.NewClient(driver, rc)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: new river client: %w", err)
@@ -120,6 +126,10 @@ func newRunner[TTx any](driver riverdriver.Driver[TTx], rc *river.Config) (*Runn
 		start:  client.Start,
 		stop:   client.Stop,
 		insert: client.Insert,
+		insertTx: func(ctx context.Context, tx store.JobTx, args river.JobArgs, opts *river.InsertOpts) error {
+			_, err := client.InsertTx(ctx, txOf(tx), args, opts)
+			return err
+		},
 	}, nil
 }
 
@@ -136,6 +146,15 @@ func (r *Runner) Start(ctx context.Context) error {
 func (r *Runner) Stop(ctx context.Context) error {
 	if err := r.stop(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("jobs: stop: %w", err)
+	}
+	return nil
+}
+
+// InsertTx inserts a job in a store transaction: it exists exactly when the
+// transaction commits (store.JobInserter).
+func (r *Runner) InsertTx(ctx context.Context, tx store.JobTx, args river.JobArgs, opts *river.InsertOpts) error {
+	if err := r.insertTx(ctx, tx, args, opts); err != nil {
+		return fmt.Errorf("jobs: enqueue %s in transaction: %w", args.Kind(), err)
 	}
 	return nil
 }

@@ -166,7 +166,7 @@ func fetch(ctx context.Context, mb Microblog, s Search, now time.Time, queryMaxL
 	p := microblog.SearchParams{
 		Query: compiled.Query, SortOrder: compiled.SortOrder,
 		StartTime: Since(d.TimeFrame, now), SinceID: s.Watermark,
-		MaxResults: d.MaxResults, FullArchive: d.UseFullArchive,
+		MaxResults: d.MaxResults, FullArchive: d.UseFullArchive, Now: now,
 	}
 	return collectPages(d.MaxResults, func(token string) (microblog.Page, error) {
 		p.NextToken = token

@@ -92,7 +92,7 @@ func newFixture(t *testing.T, engine store.Dialect) *fixture {
 func (f *fixture) create(t *testing.T, freq search.Frequency, max int) search.Search {
 	s := search.Search{AccountID: f.acct.ID, Name: "s", Kind: search.KindPosts, Definition: search.Definition{
 		Keywords: []string{"crm"}, TimeFrame: "past-week", MaxResults: max, Frequency: freq, SearchType: "Latest"}}
-	if err := f.st.CreateSearch(context.Background(), &s, store.Charge{}); err != nil {
+	if err := f.st.CreateSearch(context.Background(), &s, store.Charge{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -143,7 +143,7 @@ func TestScheduleFollowsFrequencyAndStatus(t *testing.T) {
 		// Paused searches never come due; resumed ones run at the next scan.
 		d, _ := f.st.AccountSearch(ctx, f.acct.ID, daily.ID)
 		d.Status = search.StatusPaused
-		if err := f.st.UpdateSearch(ctx, &d); err != nil {
+		if err := f.st.UpdateSearch(ctx, &d, false, 0); err != nil {
 			t.Fatal(err)
 		}
 		f.clk.Advance(48 * time.Hour)

@@ -83,7 +83,7 @@ func benchSearch(b testing.TB, s *store.Store) search.Search {
 		Keywords: []string{"golang"}, TimeFrame: search.DefaultTimeFrame, MaxResults: benchPageSize,
 		Frequency: search.Hourly, SearchType: search.DefaultSearchType,
 	}}
-	if err := s.CreateSearch(ctx, &sr, store.Charge{}); err != nil {
+	if err := s.CreateSearch(ctx, &sr, store.Charge{}, 0); err != nil {
 		b.Fatalf("create search: %v", err)
 	}
 	return sr

@@ -39,33 +39,48 @@ func scanSearch(row interface{ Scan(...any) error }) (search.Search, error) {
 	return s, nil
 }
 
-// CreateSearch stores a new active search, due at once, and charges its
-// price in the same transaction: no search without its charge, no charge
-// without its search.
-func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge Charge) error {
+// CreateSearch stores a new active search and charges its price in the same
+// transaction: no search without its charge, no charge without its search.
+// The first run starts at once: with a job inserter, its job is enqueued in
+// that transaction and the run is claimed for runLease (as the scheduler
+// claims due runs); without one, the search is due now for the next tick.
+func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge Charge, runLease time.Duration) error {
 	def, err := json.Marshal(sr.Definition)
 	if err != nil {
 		return fmt.Errorf("store: create search: %w", err)
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	sr.ID, sr.Status, sr.CreatedAt, sr.UpdatedAt, sr.NextRunAt = NewID(), search.StatusActive, now, now, &now
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	sr.ID, sr.Status, sr.CreatedAt, sr.UpdatedAt = NewID(), search.StatusActive, now, now
+	next := s.firstRunAt(now, runLease)
+	sr.NextRunAt = &next
+	err = s.inJobTx(ctx, func(tx JobTx) error {
 		if charge.Amount > 0 {
 			charge.Reference = sr.ID
-			if _, err := spendTx(ctx, tx, charge, now); err != nil {
+			if _, err := spendTx(ctx, tx.SQL, charge, now); err != nil {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx,
+		if _, err := tx.SQL.ExecContext(ctx,
 			`INSERT INTO searches (id, account_id, name, kind, status, definition, created_at, updated_at, next_run_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)`,
-			sr.ID, sr.AccountID, sr.Name, string(sr.Kind), string(sr.Status), string(def), ms(now))
-		return err
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`,
+			sr.ID, sr.AccountID, sr.Name, string(sr.Kind), string(sr.Status), string(def), ms(now), ms(next)); err != nil {
+			return err
+		}
+		return s.enqueueTx(ctx, tx, search.RunArgs{SearchID: sr.ID})
 	})
 	if err != nil {
 		return fmt.Errorf("store: create search: %w", err)
 	}
 	return nil
+}
+
+// firstRunAt is the next_run_at of work started at once: a lease ahead when
+// its job is enqueued with the write, else now, for the tick to find.
+func (s *Store) firstRunAt(now time.Time, lease time.Duration) time.Time {
+	if s.jobs == nil {
+		return now
+	}
+	return now.Add(lease)
 }
 
 // SearchByID returns any search that exists, deleted ones included (the
@@ -102,26 +117,41 @@ func (s *Store) AccountSearch(ctx context.Context, accountID, id string) (search
 }
 
 // UpdateSearch writes the editable parts of a search: name, status,
-// definition and next run. It refuses deleted searches.
-func (s *Store) UpdateSearch(ctx context.Context, sr *search.Search) error {
+// definition and next run. It refuses deleted searches. runNow starts a run
+// at once (a resumed search), enqueued in the same transaction and claimed
+// for runLease as CreateSearch does.
+func (s *Store) UpdateSearch(ctx context.Context, sr *search.Search, runNow bool, runLease time.Duration) error {
 	def, err := json.Marshal(sr.Definition)
 	if err != nil {
 		return fmt.Errorf("store: update search: %w", err)
 	}
 	sr.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+	if runNow {
+		next := s.firstRunAt(sr.UpdatedAt, runLease)
+		sr.NextRunAt = &next
+	}
 	var next any
 	if sr.NextRunAt != nil {
 		next = ms(*sr.NextRunAt)
 	}
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE searches SET name = $3, status = $4, definition = $5, next_run_at = $6, updated_at = $7
-		  WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
-		sr.ID, sr.AccountID, sr.Name, string(sr.Status), string(def), next, ms(sr.UpdatedAt))
+	err = s.inJobTx(ctx, func(tx JobTx) error {
+		res, err := tx.SQL.ExecContext(ctx,
+			`UPDATE searches SET name = $3, status = $4, definition = $5, next_run_at = $6, updated_at = $7
+			  WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
+			sr.ID, sr.AccountID, sr.Name, string(sr.Status), string(def), next, ms(sr.UpdatedAt))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		if runNow {
+			return s.enqueueTx(ctx, tx, search.RunArgs{SearchID: sr.ID})
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("store: update search %s: %w", sr.ID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("store: update search %s: %w", sr.ID, ErrNotFound)
 	}
 	return nil
 }

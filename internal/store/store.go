@@ -50,6 +50,8 @@ type Store struct {
 	// path is the SQLite database file.
 	path string
 	now  func() time.Time
+	// jobs enqueues River jobs inside store transactions (SetJobInserter).
+	jobs JobInserter
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….

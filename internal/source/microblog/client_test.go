@@ -359,3 +359,37 @@ func TestCallerDeadline(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A caller computes a time frame's start from its own "now" and calls the
+// client a moment later: a past-week or past-24h start must stay on recent
+// search, and only full archive or a longer window reaches /all.
+func TestSearchEndpointFollowsTheCallersNow(t *testing.T) {
+	callerNow := now.Add(-250 * time.Millisecond) // the client's clock is a little later
+	cases := []struct {
+		name  string
+		start time.Time
+		full  bool
+		want  string
+	}{
+		{"past-24h", callerNow.Add(-24 * time.Hour), false, "/2/tweets/search/recent"},
+		{"past-week", callerNow.AddDate(0, 0, -7), false, "/2/tweets/search/recent"},
+		{"past-month", callerNow.AddDate(0, -1, 0), false, "/2/tweets/search/all"},
+		{"full archive asked for", callerNow.Add(-24 * time.Hour), true, "/2/tweets/search/all"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := sourcetest.NewServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				sourcetest.JSON(w, http.StatusOK, `{"meta": {"result_count": 0}}`)
+			})
+			c, _ := newClient(t, srv)
+			_, err := c.Search(context.Background(), microblog.SearchParams{Query: "crm", StartTime: tc.start,
+				FullArchive: tc.full, Now: callerNow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.Requests()[0].Path; got != tc.want {
+				t.Errorf("path = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

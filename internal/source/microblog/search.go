@@ -36,6 +36,11 @@ type SearchParams struct {
 	MaxResults  int
 	NextToken   string
 	FullArchive bool
+	// Now is the caller's "now", against which StartTime was computed: the
+	// endpoint choice and the clamps use it, so a start of exactly now − 7 days
+	// stays on recent search however long the caller took to get here. Zero
+	// means the client's own clock.
+	Now time.Time
 }
 
 // Page is one page of tweets, as items and as the raw tweets (author and media joined).
@@ -49,8 +54,8 @@ type Page struct {
 }
 
 // Search runs a search. It uses the full-archive endpoint when p.FullArchive is set or when
-// StartTime is older than the 7 days recent search covers; MaxResults is clamped to the
-// endpoint's bounds (recent 10-100, all 10-500).
+// StartTime is more than the 7 days recent search covers before p.Now; MaxResults is clamped
+// to the endpoint's bounds (recent 10-100, all 10-500).
 func (c *Client) Search(ctx context.Context, p SearchParams) (Page, error) {
 	if p.Query == "" {
 		return Page{}, fmt.Errorf("microblog: search: empty query")
@@ -58,7 +63,10 @@ func (c *Client) Search(ctx context.Context, p SearchParams) (Page, error) {
 	if p.SortOrder != "" && p.SortOrder != sortOrderRecency && p.SortOrder != sortOrderRelevancy {
 		return Page{}, fmt.Errorf("microblog: search: sort order %q is not recency or relevancy", p.SortOrder)
 	}
-	now := c.now()
+	now := p.Now
+	if now.IsZero() {
+		now = c.now()
+	}
 	archive := p.FullArchive || (!p.StartTime.IsZero() && p.StartTime.Before(now.Add(-recentWindow)))
 	path, maxResults := pathSearchRecent, maxRecentResults
 	if archive {
