@@ -9,12 +9,15 @@ import (
 const tau = 36 * time.Hour
 
 // grown is final*(1-exp(-age/tau)), floored: 0 for a post not yet created, monotonic in now.
+// The floor stays below final at any finite age; in floating point 1-exp(-age/tau) is exactly 1
+// for posts older than about 56 days, so the cap keeps old posts (a 2024 activity id) agreeing
+// with grownAt instead of showing a last engager that appears at now and moves with the clock.
 func grown(final int, created, now time.Time) int {
 	age := now.Sub(created)
 	if age <= 0 || final <= 0 {
 		return 0
 	}
-	return int(float64(final) * (1 - math.Exp(-float64(age)/float64(tau))))
+	return min(final-1, int(float64(final)*(1-math.Exp(-float64(age)/float64(tau)))))
 }
 
 // grownAt is when the k-th (0-based) unit of a metric with the given final value appears; ok is
