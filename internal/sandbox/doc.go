@@ -9,8 +9,10 @@
 // time passes (24 public microblog posts and 10 public pronet posts per hour, plus every account's
 // own posts every few hours) and exist only once now reaches their time. Engagement grows as
 // final*(1-exp(-age/36h)); reactors and commenters are the first n(t) of a per-post permutation
-// of the roster, so engager lists only grow. Post ids and urns are snowflake-like (time in ms
-// << 22), so since_id watermarks work. Microblog user ids encode the username.
+// of the roster, so engager lists only grow. Post ids and urns are snowflakes (time in ms << 22),
+// so since_id watermarks work, each with its platform's epoch: tweet ids count from X's epoch,
+// pronet activity and comment ids from the Unix epoch, so a real activity id copied from a post
+// URL is a post of its real date. Microblog user ids encode the username.
 //
 // Any well-formed identifier asked for directly (microblog username or user id, pronet username,
 // company slug, post urn, PDL profile URL) answers with data derived from it, except:

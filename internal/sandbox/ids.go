@@ -55,13 +55,26 @@ func decodeUserID(id string) (string, bool) {
 	return string(out), true
 }
 
-// Post ids (tweet ids and pronet post urns) are snowflake-like: milliseconds since the X epoch
-// in the high bits, so they increase with time and since_id watermarks work. The low 22 bits
-// say which stream the post belongs to and where (see stream kinds below).
-const (
-	snowEpochMS = 1288834974657
-	lowBits     = 22
+// Post ids are snowflakes: milliseconds since the platform's epoch in the high bits, so they
+// increase with time and since_id watermarks work. Each platform has its own epoch, and the
+// sandbox mints and reads ids with the one of the platform they belong to:
+//
+//   - microblog (tweet) ids count from X's epoch (2010-11-04T01:42:54.657Z);
+//   - pronet ids (activity urns of posts, comment ids) count from the Unix epoch, as the real
+//     network's do: 7263450183458918400 >> 22 is 1731741472115, 2024-11-16T07:17:52.115Z.
+//
+// The low 22 bits say which stream the post belongs to and where (see stream kinds below); they
+// mean the same on both platforms.
+type idScheme struct {
+	epochMS int64 // Unix milliseconds of the scheme's time zero
+}
+
+var (
+	tweetIDs  = idScheme{epochMS: 1288834974657}
+	pronetIDs = idScheme{epochMS: 0}
 )
+
+const lowBits = 22
 
 // Stream kinds in bits 20-21 of a post id.
 const (
@@ -71,39 +84,41 @@ const (
 	streamOther   = 3 // a person or company outside the roster: payload is a hash of its key
 )
 
-func makeID(t time.Time, kind int, payload uint64) uint64 {
-	ms := uint64(t.UnixMilli() - snowEpochMS)
+// mint is the id of something created at t (not before the epoch) in a stream.
+func (s idScheme) mint(t time.Time, kind int, payload uint64) uint64 {
+	ms := uint64(t.UnixMilli() - s.epochMS)
 	return ms<<lowBits | uint64(kind)<<20 | payload&0xfffff
 }
 
-// idTime is the creation time encoded in a post id.
-func idTime(id uint64) time.Time {
-	return time.UnixMilli(int64(id>>lowBits) + snowEpochMS).UTC()
+// timeOf is the creation time encoded in an id.
+func (s idScheme) timeOf(id uint64) time.Time {
+	return time.UnixMilli(int64(id>>lowBits) + s.epochMS).UTC()
 }
 
-func idKind(id uint64) int { return int(id>>20) & 3 }
+// atTime is the smallest id that a post created at t can have.
+func (s idScheme) atTime(t time.Time) uint64 {
+	ms := t.UnixMilli() - s.epochMS
+	if ms < 0 {
+		return 0
+	}
+	return uint64(ms) << lowBits
+}
 
-func idPayload(id uint64) uint64 { return id & 0xfffff }
-
-// parseID parses a decimal post id; ids before the epoch or absurdly far ahead are malformed.
-func parseID(s string) (uint64, bool) {
-	if s == "" || len(s) > 19 {
+// parse parses a decimal id of at most 19 digits; ids of the epoch's first millisecond (their
+// time bits are all zero) are malformed. Whether the id is in the future is the caller's call.
+func (s idScheme) parse(str string) (uint64, bool) {
+	if str == "" || len(str) > 19 {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(s, 10, 64)
+	v, err := strconv.ParseUint(str, 10, 64)
 	if err != nil || v>>lowBits == 0 {
 		return 0, false
 	}
 	return v, true
 }
 
-func idString(id uint64) string { return strconv.FormatUint(id, 10) }
+func idKind(id uint64) int { return int(id>>20) & 3 }
 
-// idAtTime is the smallest id that a post created at t can have.
-func idAtTime(t time.Time) uint64 {
-	ms := t.UnixMilli() - snowEpochMS
-	if ms < 0 {
-		return 0
-	}
-	return uint64(ms) << lowBits
-}
+func idPayload(id uint64) uint64 { return id & 0xfffff }
+
+func idString(id uint64) string { return strconv.FormatUint(id, 10) }

@@ -152,12 +152,12 @@ func (s *Sandbox) postURN(w http.ResponseWriter, q url.Values, now time.Time) (u
 	if pronetLookupError(w, checkIdent(raw), "Post") {
 		return 0, false
 	}
-	urn, ok := parseID(raw)
+	urn, ok := pronetIDs.parse(raw)
 	if !ok {
 		pronetError(w, http.StatusBadRequest, "urn must be a numeric post identifier")
 		return 0, false
 	}
-	if idTime(urn).After(now) {
+	if pronetIDs.timeOf(urn).After(now) {
 		pronetError(w, http.StatusNotFound, "Post not found")
 		return 0, false
 	}

@@ -55,7 +55,7 @@ func (w *World) PublicPronetPost(b int64, i int) PronetPost {
 	h := hashN(w.seed, 0xe3, uint64(b), uint64(i))
 	r := newRNG(h)
 	t := time.UnixMilli(b*hourMS + int64(r.intn(int(hourMS)))).UTC()
-	urn := makeID(t, streamPublic, uint64(i)<<8|h>>56)
+	urn := pronetIDs.mint(t, streamPublic, uint64(i)<<8|h>>56)
 	isCo, idx := w.pronetAuthor(b, i)
 	if isCo {
 		c := w.companies[idx]
@@ -137,7 +137,7 @@ func (w *World) streamPosts(slot time.Duration, kind int, key uint64, author Per
 			if t.Before(from) || !t.Before(to) {
 				continue
 			}
-			urn := makeID(t, kind, key<<4|uint64(j))
+			urn := pronetIDs.mint(t, kind, key<<4|uint64(j))
 			out = append(out, w.composePronet(r, urn, t, author, company, t.UnixMilli()/hourMS))
 		}
 	}
@@ -198,7 +198,7 @@ type Reactor struct {
 // Reactors are the reactions on post urn visible at now, oldest first; the list only grows.
 func (w *World) Reactors(urn uint64, now time.Time) []Reactor {
 	final, _, _, h := w.pronetFinal(urn)
-	created := idTime(urn)
+	created := pronetIDs.timeOf(urn)
 	n := grown(final, created, now)
 	out := make([]Reactor, 0, n)
 	for k := 0; k < n; k++ {
@@ -236,21 +236,21 @@ type Comment struct {
 func (w *World) Comments(urn uint64, now time.Time) []Comment {
 	_, final, _, h := w.pronetFinal(urn)
 	ch := mix(h ^ 0x636f6d6d)
-	created := idTime(urn)
+	created := pronetIDs.timeOf(urn)
 	n := grown(final, created, now)
 	out := make([]Comment, 0, n)
 	for k := 0; k < n; k++ {
 		at, _ := grownAt(final, k, created)
 		at = minTime(at, now)
 		r := newRNG(hashN(ch, uint64(k)))
-		c := Comment{ID: makeID(at, streamPublic, uint64(k)&0xfffff), PostURN: urn, Person: w.people[w.engagerIndex(ch, k)],
+		c := Comment{ID: pronetIDs.mint(at, streamPublic, uint64(k)&0xfffff), PostURN: urn, Person: w.people[w.engagerIndex(ch, k)],
 			Text: pick(r, commentTexts), Time: at, Likes: grown(r.heavy(4), at, now), Pinned: k == 0 && r.chance(0.1), Edited: r.chance(0.1)}
 		for j, nr := 0, r.intn(3); j < nr; j++ {
 			rt := at.Add(time.Duration(1+r.intn(24*60)) * time.Minute)
 			if rt.After(now) {
 				continue
 			}
-			c.Replies = append(c.Replies, Comment{ID: makeID(rt, streamOther, uint64(k)<<4|uint64(j)), PostURN: urn,
+			c.Replies = append(c.Replies, Comment{ID: pronetIDs.mint(rt, streamOther, uint64(k)<<4|uint64(j)), PostURN: urn,
 				Person: w.people[r.intn(len(w.people))], Text: pick(r, commentTexts), Time: rt, Likes: grown(r.heavy(2), rt, now)})
 		}
 		out = append(out, c)

@@ -106,7 +106,7 @@ func TestPronetCompanyCommentsReactions(t *testing.T) {
 func TestEngagementGrowsAndEngagersOnlyAdd(t *testing.T) {
 	w := NewWorld(8)
 	// A post created at testNow-2h, as an urn.
-	urn := makeID(testNow.Add(-2*time.Hour), streamPublic, 5<<8)
+	urn := pronetIDs.mint(testNow.Add(-2*time.Hour), streamPublic, 5<<8)
 	t1, t2 := testNow, testNow.Add(72*time.Hour)
 	var young uint64
 	for k := uint64(0); k < 200; k++ { // find one with enough final engagement to show growth

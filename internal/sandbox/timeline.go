@@ -45,7 +45,7 @@ func (w *World) TweetByID(id uint64) (Tweet, bool) {
 	if i >= tweetsPerHour {
 		return Tweet{}, false
 	}
-	b := idTime(id).UnixMilli() / hourMS
+	b := tweetIDs.timeOf(id).UnixMilli() / hourMS
 	t := w.PublicTweet(b, i)
 	return t, t.ID == id
 }
@@ -76,7 +76,7 @@ func (w *World) Timeline(p Person, from, to, now time.Time) []Tweet {
 			if t.Before(from) || !t.Before(to) {
 				continue
 			}
-			id := makeID(t, kind, key<<4|uint64(j))
+			id := tweetIDs.mint(t, kind, key<<4|uint64(j))
 			// Own posts reply and share less than the public stream does.
 			k := w.tweetKind(h)
 			if k != kindOriginal && r.chance(0.5) {

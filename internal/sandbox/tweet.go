@@ -102,7 +102,7 @@ func (w *World) PublicTweet(b int64, i int) Tweet {
 	h := w.publicHash(b, i)
 	r := newRNG(h)
 	t := time.UnixMilli(b*3600000 + int64(r.intn(3600000))).UTC()
-	id := makeID(t, streamPublic, uint64(i)<<8|h>>56)
+	id := tweetIDs.mint(t, streamPublic, uint64(i)<<8|h>>56)
 	return w.composeTweet(r, h, id, t, w.people[w.publicAuthor(b, i)], w.tweetKind(h), b)
 }
 

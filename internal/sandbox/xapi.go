@@ -133,9 +133,9 @@ func (w *World) recencySearch(match func(Tweet) bool, p xParams, start, end time
 	first := start.UnixMilli() / hourMS
 	for b, scanned := last, 0; b >= first; b, scanned = b-1, scanned+1 {
 		if scanned == maxScanHours {
-			return out, &xToken{Cursor: min(cursor, idAtTime(time.UnixMilli((b+1)*hourMS)))}
+			return out, &xToken{Cursor: min(cursor, tweetIDs.atTime(time.UnixMilli((b+1)*hourMS)))}
 		}
-		lo, hi := idAtTime(time.UnixMilli(b*hourMS)), idAtTime(time.UnixMilli((b+1)*hourMS))
+		lo, hi := tweetIDs.atTime(time.UnixMilli(b*hourMS)), tweetIDs.atTime(time.UnixMilli((b+1)*hourMS))
 		if hi <= p.sinceID {
 			break // older buckets are all at or below since_id
 		}
@@ -165,7 +165,7 @@ func relevancyScore(t Tweet) int {
 }
 
 func (w *World) relevancySearch(match func(Tweet) bool, p xParams, start, end time.Time) ([]Tweet, *xToken) {
-	cutoff := idAtTime(end) - 1
+	cutoff := tweetIDs.atTime(end) - 1
 	var offset int
 	if p.token != nil && p.token.Relevancy {
 		cutoff, offset = p.token.Cursor, int(p.token.Offset)

@@ -148,7 +148,7 @@ func parseXParams(q url.Values, ep xEndpoint, now time.Time) (xParams, []xParamE
 		if !q.Has(name) {
 			return 0
 		}
-		id, ok := parseID(v)
+		id, ok := tweetIDs.parse(v)
 		if !ok {
 			errs = append(errs, paramErr(name, v, "The `%s` query parameter value [%s] does not match ^[0-9]{1,19}$", name, v))
 		}

@@ -89,7 +89,7 @@ func TestSearchSinceIDAndTimeAppearance(t *testing.T) {
 		if !ct.After(testNow.Add(-time.Hour)) || ct.After(testNow.Add(6*time.Hour)) {
 			t.Errorf("post at %v outside the new window", ct)
 		}
-		if id, _ := parseID(obj(d)["id"].(string)); id <= mustID(t, newest) {
+		if id, _ := tweetIDs.parse(obj(d)["id"].(string)); id <= mustID(t, newest) {
 			t.Errorf("id %v not above since_id", id)
 		}
 	}
@@ -101,7 +101,7 @@ func TestSearchSinceIDAndTimeAppearance(t *testing.T) {
 }
 
 func mustID(t *testing.T, s string) uint64 {
-	id, ok := parseID(s)
+	id, ok := tweetIDs.parse(s)
 	if !ok {
 		t.Fatalf("bad id %q", s)
 	}
