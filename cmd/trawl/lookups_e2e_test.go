@@ -255,6 +255,39 @@ func TestLiveLookups(t *testing.T) {
 			charged(t, "company_comments", r, 0)
 		})
 
+		// The README's example and any id copied from a real post URL name a real post (this one
+		// is of 2024-11-16): it has comments, as any old post does.
+		t.Run("company comments of a real activity id", func(t *testing.T) {
+			const id = "7263450183458918400"
+			posted := time.Date(2024, 11, 16, 7, 17, 52, 0, time.UTC)
+			for _, urn := range []string{id, "urn:li:activity:" + id, "https://www.linkedin.com/feed/update/urn:li:activity:" + id + "/"} {
+				r := post(t, c, "/v1/company/comments", map[string]any{"postUrn": urn})
+				var a struct {
+					Success bool `json:"success"`
+					Data    struct {
+						Comments []struct {
+							URN       string `json:"urn"`
+							CreatedAt int64  `json:"createdAt"`
+							Permalink string `json:"permalink"`
+						} `json:"comments"`
+						Total int `json:"total"`
+					} `json:"data"`
+				}
+				if r.Status != 200 || json.Unmarshal(r.Body, &a) != nil || !a.Success || len(a.Data.Comments) == 0 || a.Data.Total < len(a.Data.Comments) {
+					t.Fatalf("comments of %s = %d %.400s", urn, r.Status, r.Body)
+				}
+				for _, cm := range a.Data.Comments {
+					if !strings.HasPrefix(cm.URN, "urn:li:comment:(activity:"+id+",") || !strings.Contains(cm.Permalink, "urn:li:activity:"+id) {
+						t.Fatalf("comment of another post: %+v", cm)
+					}
+					if at := time.UnixMilli(cm.CreatedAt); at.Before(posted) || at.After(posted.AddDate(0, 2, 0)) {
+						t.Fatalf("comment created %v on a post of %v", at.UTC(), posted)
+					}
+				}
+				charged(t, "company_comments", r, len(a.Data.Comments))
+			}
+		})
+
 		t.Run("profile enrich", func(t *testing.T) {
 			r := post(t, c, "/v1/profile/enrich", map[string]any{"profileUrl": "https://www.linkedin.com/in/jane-doe"})
 			var a struct {
