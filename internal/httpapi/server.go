@@ -65,7 +65,8 @@ func New(d Deps) *Server {
 		"apiKey": {Type: "apiKey", In: "header", Name: "x-api-key"},
 	}
 	hc.OpenAPIPath = "/openapi"
-	hc.DocsPath = "/docs"
+	// huma's own docs page loads its UI from a CDN; ours is embedded (docs.go).
+	hc.DocsPath = ""
 	hc.SchemasPath = "/schemas"
 	// Bodies are described exactly; a $schema member would be an unknown field.
 	hc.CreateHooks = nil
@@ -74,6 +75,9 @@ func New(d Deps) *Server {
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	mux.Handle("GET /metrics", s.metrics.handler())
+	docs := docsHandler(hc.Info.Title, hc.OpenAPIPath+".json")
+	mux.Handle("GET "+docsPath, docs)
+	mux.Handle("GET "+docsPath+"/", docs)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
