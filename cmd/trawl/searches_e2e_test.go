@@ -478,7 +478,6 @@ func TestSearchesRunOnSchedule(t *testing.T) {
 		c := ts.Client
 		daily := createSearch(t, c, map[string]any{"name": "daily", "keywords": []string{"sales", "CRM", "AI"}, "max_results": 100})
 		paused := createSearch(t, c, map[string]any{"name": "paused", "keywords": []string{"hiring"}, "max_results": 100})
-		mustDo(t, c, http.MethodPatch, "/v1/searches/"+paused.ID, map[string]any{"status": "paused"}, 200)
 
 		waitFor := func(what string, cond func() bool) {
 			t.Helper()
@@ -491,7 +490,11 @@ func TestSearchesRunOnSchedule(t *testing.T) {
 				time.Sleep(100 * time.Millisecond) // polling for asynchronous work, not waiting on the schedule
 			}
 		}
-		waitFor("the first scheduled run", func() bool { return getSearch(t, c, daily.ID).LastRunAt != nil })
+		waitFor("the first runs", func() bool {
+			return getSearch(t, c, daily.ID).LastRunAt != nil && getSearch(t, c, paused.ID).LastRunAt != nil
+		})
+		mustDo(t, c, http.MethodPatch, "/v1/searches/"+paused.ID, map[string]any{"status": "paused"}, 200)
+		pausedBefore := getSearch(t, c, paused.ID)
 		first := getSearch(t, c, daily.ID)
 		if first.TotalResults == 0 {
 			t.Fatalf("first run collected nothing: %+v", first)
@@ -507,11 +510,11 @@ func TestSearchesRunOnSchedule(t *testing.T) {
 		if second.TotalResults <= first.TotalResults {
 			t.Fatalf("second run found no new posts: %d then %d", first.TotalResults, second.TotalResults)
 		}
-		if p := getSearch(t, c, paused.ID); p.LastRunAt != nil || p.TotalResults != 0 {
-			t.Fatalf("paused search ran: %+v", p)
+		if p := getSearch(t, c, paused.ID); *p.LastRunAt != *pausedBefore.LastRunAt || p.TotalResults != pausedBefore.TotalResults {
+			t.Fatalf("paused search ran: %+v, before %+v", p, pausedBefore)
 		}
 		mustDo(t, c, http.MethodPatch, "/v1/searches/"+paused.ID, map[string]any{"status": "active"}, 200)
-		waitFor("the resumed run", func() bool { return getSearch(t, c, paused.ID).LastRunAt != nil })
+		waitFor("the resumed run", func() bool { return *getSearch(t, c, paused.ID).LastRunAt != *pausedBefore.LastRunAt })
 	})
 }
 
