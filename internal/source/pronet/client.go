@@ -168,12 +168,13 @@ const (
 	SortRelevance = "relevance"
 )
 
-// SearchParams of a post search. Empty DatePosted and SortBy leave the provider's defaults.
+// SearchParams of a post search. Empty DatePosted, SortBy and ContentType leave the provider's defaults.
 type SearchParams struct {
-	Keywords   string
-	DatePosted string // past-24h, past-week, past-month
-	SortBy     string // date_posted, relevance
-	Page       int    // from 1; 0 leaves the provider's default
+	Keywords    string
+	DatePosted  string // past-24h, past-week, past-month
+	SortBy      string // date_posted, relevance
+	ContentType string // posts, videos, photos, liveVideos, collaborativeArticles, documents
+	Page        int    // from 1; 0 leaves the provider's default
 }
 
 // SearchPosts searches posts by keywords.
@@ -197,6 +198,9 @@ func (c *Client) SearchPosts(ctx context.Context, p SearchParams) (SearchPage, e
 	}
 	if p.SortBy != "" {
 		q.Set("sortBy", p.SortBy)
+	}
+	if p.ContentType != "" {
+		q.Set("contentType", p.ContentType)
 	}
 	if p.Page > 0 {
 		q.Set("page", strconv.Itoa(p.Page))

@@ -1,0 +1,683 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/topic"
+)
+
+// ClaimDueTopics implements topic.Repository: active, unexpired topics whose
+// discovery is due, claimed for lease.
+func (s *Store) ClaimDueTopics(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, error) {
+	return s.claim(ctx, "topics",
+		`UPDATE topics SET next_run_at = $2
+		  WHERE id IN (SELECT id FROM topics WHERE status = 'ACTIVE' AND next_run_at <= $1 AND expires_at > $1
+		               ORDER BY next_run_at LIMIT $3`+s.skipLocked()+`)
+		  RETURNING id`, ms(now), ms(now.Add(lease)), limit)
+}
+
+// ClaimDuePosts implements topic.Repository: posts whose next hydration is
+// due and that an active, unexpired topic still links, claimed for lease.
+func (s *Store) ClaimDuePosts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, error) {
+	return s.claim(ctx, "posts",
+		`UPDATE pronet_posts SET next_hydrate_at = $2
+		  WHERE urn IN (SELECT p.urn FROM pronet_posts p
+		                 WHERE p.next_hydrate_at <= $1
+		                   AND EXISTS (SELECT 1 FROM topic_posts tp JOIN topics t ON t.id = tp.topic_id
+		                                WHERE tp.post_urn = p.urn AND t.status = 'ACTIVE' AND t.expires_at > $1)
+		                 ORDER BY p.next_hydrate_at LIMIT $3`+s.skipLocked()+`)
+		  RETURNING urn`, ms(now), ms(now.Add(lease)), limit)
+}
+
+// ClaimDueProfiles implements topic.Repository: people whose profile is due
+// to be read, claimed for lease.
+func (s *Store) ClaimDueProfiles(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]topic.PersonRef, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`UPDATE pronet_people SET profile_due_at = $2
+		  WHERE urn IN (SELECT urn FROM pronet_people WHERE profile_due_at <= $1
+		                 ORDER BY profile_due_at LIMIT $3`+s.skipLocked()+`)
+		  RETURNING urn, username`, ms(now), ms(now.Add(lease)), limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: claim due profiles: %w", err)
+	}
+	defer rows.Close()
+	var out []topic.PersonRef
+	for rows.Next() {
+		var p topic.PersonRef
+		if err := rows.Scan(&p.URN, &p.Username); err != nil {
+			return nil, fmt.Errorf("store: claim due profiles: %w", err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: claim due profiles: %w", err)
+	}
+	return out, nil
+}
+
+// CreditBlockedTopics implements topic.Repository: active topics whose
+// linking waits for credits.
+func (s *Store) CreditBlockedTopics(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT id FROM topics WHERE credits_blocked_at IS NOT NULL AND status = 'ACTIVE' ORDER BY credits_blocked_at LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: credit-blocked topics: %w", err)
+	}
+	return scanStrings(rows, "credit-blocked topics")
+}
+
+func (s *Store) claim(ctx context.Context, what, query string, args ...any) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: claim due %s: %w", what, err)
+	}
+	return scanStrings(rows, "claim due "+what)
+}
+
+func scanStrings(rows *sql.Rows, what string) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("store: %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return out, nil
+}
+
+func (s *Store) skipLocked() string {
+	if s.dialect == Postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
+
+// ExpireTopics implements topic.Repository: topics past their 30 days end.
+func (s *Store) ExpireTopics(ctx context.Context, now time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE topics SET status = 'EXPIRED', next_run_at = NULL, credits_blocked_at = NULL, updated_at = $1
+		  WHERE status IN ('ACTIVE', 'PAUSED') AND expires_at <= $1`, ms(now))
+	if err != nil {
+		return 0, fmt.Errorf("store: expire topics: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// RecordTopicFailure implements topic.Repository.
+func (s *Store) RecordTopicFailure(ctx context.Context, id string, msg string, countFailure bool, next time.Time) error {
+	inc := 0
+	if countFailure {
+		inc = 1
+	}
+	_, err := s.db.ExecContext(ctx,
+		`UPDATE topics SET last_error = $2, failures = failures + $3,
+		        next_run_at = CASE WHEN status = 'ACTIVE' THEN $4 ELSE next_run_at END
+		  WHERE id = $1`, id, msg, inc, ms(next))
+	if err != nil {
+		return fmt.Errorf("store: record topic failure %s: %w", id, err)
+	}
+	return nil
+}
+
+// RecordPostFailure implements topic.Repository: the post is hydrated again
+// at next, and the active topics linking it show why.
+func (s *Store) RecordPostFailure(ctx context.Context, urn, msg string, countFailure bool, next time.Time) error {
+	inc := 0
+	if countFailure {
+		inc = 1
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE pronet_posts SET last_error = $2, failures = failures + $3, next_hydrate_at = $4 WHERE urn = $1`,
+			urn, msg, inc, ms(next)); err != nil {
+			return fmt.Errorf("store: record post failure %s: %w", urn, err)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE topics SET last_error = $2
+			  WHERE status = 'ACTIVE' AND id IN (SELECT topic_id FROM topic_posts WHERE post_urn = $1)`,
+			urn, "post "+urn+": "+msg); err != nil {
+			return fmt.Errorf("store: record post failure %s: %w", urn, err)
+		}
+		return nil
+	})
+}
+
+// PostSchedule implements topic.Repository: what a hydration of the post
+// needs to know.
+func (s *Store) PostSchedule(ctx context.Context, urn string) (topic.PostSchedule, error) {
+	var (
+		p      topic.PostSchedule
+		linked int64
+		stage  sql.NullString
+	)
+	err := s.db.QueryRowContext(ctx,
+		`SELECT urn, first_linked_at, hydrate_stage, failures FROM pronet_posts WHERE urn = $1`, urn).
+		Scan(&p.URN, &linked, &stage, &p.Failures)
+	if errors.Is(err, sql.ErrNoRows) {
+		return topic.PostSchedule{}, fmt.Errorf("store: post %s: %w", urn, topic.ErrGone)
+	}
+	if err != nil {
+		return topic.PostSchedule{}, fmt.Errorf("store: post %s: %w", urn, err)
+	}
+	p.FirstLinkedAt, p.Stage = fromMS(linked), topic.Interval(stage.String)
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT DISTINCT t.account_id FROM topic_posts tp JOIN topics t ON t.id = tp.topic_id
+		  WHERE tp.post_urn = $1 AND t.status = 'ACTIVE'`, urn)
+	if err != nil {
+		return topic.PostSchedule{}, fmt.Errorf("store: post %s accounts: %w", urn, err)
+	}
+	if p.Accounts, err = scanStrings(rows, "post accounts"); err != nil {
+		return topic.PostSchedule{}, err
+	}
+	return p, nil
+}
+
+// SaveDiscovery implements topic.Repository. In one transaction: the posts
+// are stored (or their records refreshed), those new to the topic are linked
+// and paid for (each post once per account), new posts get their first
+// hydration enqueued, the topic's engagements on posts it newly shares with
+// other topics are linked, and the topic's run fields are set. An account
+// whose credits cannot pay leaves everything as it was
+// (credits.ErrInsufficient). A topic that is no longer active stores nothing.
+func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topic.DiscoveryOutcome, error) {
+	var out topic.DiscoveryOutcome
+	err := s.inJobTx(ctx, func(tx JobTx) error {
+		t, err := scanTopic(tx.SQL.QueryRowContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id = $1`+s.forUpdate(), run.TopicID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return topic.ErrGone
+		}
+		if err != nil {
+			return err
+		}
+		if t.Status != topic.StatusActive || !run.At.Before(t.ExpiresAt) {
+			return topic.ErrNotRunnable
+		}
+		at := ms(run.At)
+		hydrateAt := ms(s.firstRunAt(run.At, run.HydrateLease))
+		// Store the posts; the ones new to the service start their hydration.
+		var fresh []string
+		err = batchInsert(ctx, tx.SQL, s.dialect,
+			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, hydrate_stage, next_hydrate_at) VALUES `,
+			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at`, 7, len(run.Posts),
+			func(i int) []any {
+				p := run.Posts[i]
+				return []any{p.URN, ms(p.PostedAt), string(p.Record), at, at, string(run.Interval), hydrateAt}
+			},
+			func(rows *sql.Rows) error {
+				var urn string
+				var seen int64
+				if err := rows.Scan(&urn, &seen); err != nil {
+					return err
+				}
+				if seen == at {
+					fresh = append(fresh, urn)
+				}
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("store posts: %w", err)
+		}
+		// Link those the topic does not have yet.
+		var linked []string
+		err = batchInsert(ctx, tx.SQL, s.dialect,
+			`INSERT INTO topic_posts (topic_id, post_urn, linked_at, discovery_interval) VALUES `,
+			`ON CONFLICT (topic_id, post_urn) DO NOTHING RETURNING post_urn`, 4, len(run.Posts),
+			func(i int) []any { return []any{t.ID, run.Posts[i].URN, at, string(run.Interval)} },
+			func(rows *sql.Rows) error {
+				var urn string
+				if err := rows.Scan(&urn); err != nil {
+					return err
+				}
+				linked = append(linked, urn)
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("link posts: %w", err)
+		}
+		billed, err := s.billOnce(ctx, tx.SQL, t.AccountID, "post", linked, run.At)
+		if err != nil {
+			return err
+		}
+		if billed > 0 {
+			if _, err := spendTx(ctx, tx.SQL, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
+				Allocation: run.Allocation, Reference: t.ID}, run.At); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.SQL.ExecContext(ctx,
+			`UPDATE topics SET last_run_at = $2, new_items = $3, number_of_new_items = $4, posts_count = posts_count + $4,
+			        next_run_at = $5, last_error = NULL, failures = 0, credits_blocked_at = NULL
+			  WHERE id = $1`,
+			t.ID, at, boolInt(len(linked) > 0), len(linked), ms(run.NextRunAt)); err != nil {
+			return fmt.Errorf("update topic: %w", err)
+		}
+		// Posts other topics already hydrated bring their engagements along.
+		isFresh := make(map[string]bool, len(fresh))
+		for _, urn := range fresh {
+			isFresh[urn] = true
+		}
+		for _, urn := range linked {
+			if isFresh[urn] {
+				continue
+			}
+			n, err := s.syncTopicPost(ctx, tx.SQL, t, urn, run.At, run.Allocation)
+			if err != nil {
+				return err
+			}
+			out.LinkedEngagements += n
+		}
+		for _, urn := range fresh {
+			if err := s.enqueueTx(ctx, tx, topic.HydrateArgs{PostURN: urn}); err != nil {
+				return err
+			}
+		}
+		out.NewPosts, out.Linked = len(fresh), len(linked)
+		return nil
+	})
+	if err != nil {
+		return topic.DiscoveryOutcome{}, fmt.Errorf("store: save discovery of %s: %w", run.TopicID, err)
+	}
+	return out, nil
+}
+
+// billOnce records that the account paid for the subjects it had not paid
+// for yet and returns how many those were.
+func (s *Store) billOnce(ctx context.Context, tx *sql.Tx, accountID, kind string, subjects []string, at time.Time) (int64, error) {
+	var n int64
+	err := batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO topic_billing (account_id, kind, subject_id, charged_at) VALUES `,
+		`ON CONFLICT (account_id, kind, subject_id) DO NOTHING RETURNING subject_id`, 4, len(subjects),
+		func(i int) []any { return []any{accountID, kind, subjects[i], ms(at)} },
+		func(rows *sql.Rows) error {
+			var id string
+			n++
+			return rows.Scan(&id)
+		})
+	if err != nil {
+		return 0, fmt.Errorf("bill %ss: %w", kind, err)
+	}
+	return n, nil
+}
+
+// SaveHydration implements topic.Repository. In one transaction: the
+// engagers are stored as people (new ones get their profile read), each
+// engagement once per (post, person, type), the post's schedule moves on,
+// and every active topic linking the post links the engagements it keeps,
+// paying for each once per account, with one outbox event per newly linked
+// engagement. Topics whose account cannot pay link nothing and wait for
+// credits; the rest are stored all the same.
+func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.HydrationOutcome, error) {
+	var out topic.HydrationOutcome
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		at := ms(h.At)
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM pronet_posts WHERE urn = $1`+s.forUpdate(), h.PostURN).Scan(&exists); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return topic.ErrGone
+			}
+			return err
+		}
+		people := uniquePeople(h.Found)
+		err := batchInsert(ctx, tx, s.dialect,
+			`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
+			`ON CONFLICT (urn) DO UPDATE SET
+			     headline = CASE WHEN excluded.headline <> '' THEN excluded.headline ELSE pronet_people.headline END,
+			     profile_due_at = CASE WHEN pronet_people.profile_due_at IS NULL
+			                            AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`
+			                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END`,
+			10, len(people),
+			func(i int) []any {
+				p := people[i]
+				first, last := splitName(p.FullName)
+				return []any{p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, at, at}
+			}, nil)
+		if err != nil {
+			return fmt.Errorf("store people: %w", err)
+		}
+		var newEngagements int
+		err = batchInsert(ctx, tx, s.dialect,
+			`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `,
+			`ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING id`, 10, len(h.Found),
+			func(i int) []any {
+				f := h.Found[i]
+				engaged := h.At
+				if !f.At.IsZero() {
+					engaged = f.At
+				}
+				return []any{NewID(), h.PostURN, f.Person.URN, f.Type, f.ReactionType, f.Text, f.CommentURN, ms(engaged), at, string(h.Stage)}
+			},
+			func(rows *sql.Rows) error {
+				var id string
+				newEngagements++
+				return rows.Scan(&id)
+			})
+		if err != nil {
+			return fmt.Errorf("store engagements: %w", err)
+		}
+		var next any
+		if h.NextAt != nil {
+			next = ms(*h.NextAt)
+		}
+		var nextStage any
+		if h.NextStage != "" {
+			nextStage = string(h.NextStage)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE pronet_posts SET engagements_count = engagements_count + $2, last_hydrated_at = $3, hydrate_stage = $4,
+			        next_hydrate_at = $5, last_error = NULL, failures = 0
+			  WHERE urn = $1`, h.PostURN, newEngagements, at, nextStage, next); err != nil {
+			return fmt.Errorf("update post: %w", err)
+		}
+		out.NewEngagements = newEngagements
+		rows, err := tx.QueryContext(ctx,
+			`SELECT `+topicColumns+` FROM topics
+			  WHERE id IN (SELECT topic_id FROM topic_posts WHERE post_urn = $1) AND status = 'ACTIVE' AND expires_at > $2
+			  ORDER BY id`, h.PostURN, at)
+		if err != nil {
+			return fmt.Errorf("topics of post: %w", err)
+		}
+		var topics []topic.Topic
+		for rows.Next() {
+			t, err := scanTopic(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			topics = append(topics, t)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, t := range topics {
+			n, err := s.syncTopicPost(ctx, tx, t, h.PostURN, h.At, h.Allocations[t.AccountID])
+			if errors.Is(err, credits.ErrInsufficient) {
+				if err := s.blockTopic(ctx, tx, t.ID, h.At); err != nil {
+					return err
+				}
+				out.Blocked = append(out.Blocked, t.ID)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out.Linked += n
+		}
+		return nil
+	})
+	if err != nil {
+		return topic.HydrationOutcome{}, fmt.Errorf("store: save hydration of post %s: %w", h.PostURN, err)
+	}
+	return out, nil
+}
+
+// profileRefreshMS is topic.ProfileRefresh in the stored unit, for SQL.
+var profileRefreshMS = strconv.FormatInt(topic.ProfileRefresh.Milliseconds(), 10)
+
+func (s *Store) blockTopic(ctx context.Context, tx *sql.Tx, id string, at time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE topics SET credits_blocked_at = COALESCE(credits_blocked_at, $2), last_error = $3 WHERE id = $1`,
+		id, ms(at), "Out of credits: collection is paused until the account has credits again.")
+	if err != nil {
+		return fmt.Errorf("block topic %s: %w", id, err)
+	}
+	return nil
+}
+
+// ResyncTopic implements topic.Repository: a topic that waited for credits
+// links what its posts collected meanwhile. It stays blocked while the
+// account still cannot pay.
+func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, allocation int64) (int, error) {
+	var linked int
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		t, err := scanTopic(tx.QueryRowContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id = $1`+s.forUpdate(), topicID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return topic.ErrGone
+		}
+		if err != nil {
+			return err
+		}
+		if t.Status != topic.StatusActive || t.CreditsBlockedAt == nil {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT post_urn FROM topic_posts WHERE topic_id = $1 ORDER BY linked_at`, t.ID)
+		if err != nil {
+			return err
+		}
+		urns, err := scanStrings(rows, "topic posts")
+		if err != nil {
+			return err
+		}
+		for _, urn := range urns {
+			n, err := s.syncTopicPost(ctx, tx, t, urn, at, allocation)
+			if err != nil {
+				return err
+			}
+			linked += n
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE topics SET credits_blocked_at = NULL, last_error = NULL WHERE id = $1`, t.ID)
+		return err
+	})
+	if errors.Is(err, credits.ErrInsufficient) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: resync topic %s: %w", topicID, err)
+	}
+	return linked, nil
+}
+
+// syncTopicPost links to the topic the engagements of the post it keeps and
+// has not linked yet, pays for those its account has not paid for, and
+// writes one outbox event per linked engagement. A balance that cannot pay
+// returns credits.ErrInsufficient having written nothing.
+func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, at time.Time, allocation int64) (int, error) {
+	rows, err := tx.QueryContext(ctx,
+		`SELECT CAST(e.id AS TEXT), e.person_urn, e.engaged_at, p.job_title, p.headline
+		   FROM pronet_engagements e JOIN pronet_people p ON p.urn = e.person_urn
+		  WHERE e.post_urn = $1
+		    AND NOT EXISTS (SELECT 1 FROM topic_engagements te WHERE te.topic_id = $2 AND te.engagement_id = e.id)
+		  ORDER BY e.engaged_at, e.id`, postURN, t.ID)
+	if err != nil {
+		return 0, fmt.Errorf("engagements to link: %w", err)
+	}
+	var keep []candidate
+	for rows.Next() {
+		var (
+			c               candidate
+			title, headline string
+		)
+		if err := rows.Scan(&c.id, &c.person, &c.engaged, &title, &headline); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if t.Definition.KeepsEngager(title, headline) {
+			keep = append(keep, c)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(keep) == 0 {
+		return 0, nil
+	}
+	ids := make([]string, len(keep))
+	for i, c := range keep {
+		ids[i] = c.id
+	}
+	unpaid, err := s.unbilled(ctx, tx, t.AccountID, "engagement", ids)
+	if err != nil {
+		return 0, err
+	}
+	if len(unpaid) > 0 {
+		if _, err := spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: int64(len(unpaid)),
+			Allocation: allocation, Reference: t.ID}, at); err != nil {
+			return 0, err
+		}
+		if _, err := s.billOnce(ctx, tx, t.AccountID, "engagement", unpaid, at); err != nil {
+			return 0, err
+		}
+	}
+	now := ms(at)
+	if err := batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO topic_engagements (topic_id, engagement_id, post_urn, person_urn, created_at) VALUES `, ``, 5, len(keep),
+		func(i int) []any { return []any{t.ID, keep[i].id, postURN, keep[i].person, now} }, nil); err != nil {
+		return 0, fmt.Errorf("link engagements: %w", err)
+	}
+	latest := latestPerPerson(keep)
+	if err := batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO topic_engagers (topic_id, person_urn, engagement_id, latest_at) VALUES `,
+		`ON CONFLICT (topic_id, person_urn) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
+		  WHERE excluded.latest_at >= topic_engagers.latest_at`, 4, len(latest),
+		func(i int) []any { return []any{t.ID, latest[i].person, latest[i].id, latest[i].engaged} }, nil); err != nil {
+		return 0, fmt.Errorf("update engagers: %w", err)
+	}
+	if err := batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO engagement_events (id, account_id, topic_id, engagement_id, created_at) VALUES `, ``, 5, len(keep),
+		func(i int) []any { return []any{NewID(), t.AccountID, t.ID, keep[i].id, now} }, nil); err != nil {
+		return 0, fmt.Errorf("write engagement events: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE topics SET engagements_count = engagements_count + $2 WHERE id = $1`,
+		t.ID, len(keep)); err != nil {
+		return 0, fmt.Errorf("count engagements: %w", err)
+	}
+	return len(keep), nil
+}
+
+// candidate is an engagement a topic may link.
+type candidate struct {
+	id, person string
+	engaged    int64
+}
+
+// latestPerPerson keeps each person's latest engagement: one upsert
+// statement may not touch a row twice.
+func latestPerPerson(cs []candidate) []candidate {
+	at := make(map[string]int, len(cs))
+	var out []candidate
+	for _, c := range cs {
+		i, ok := at[c.person]
+		switch {
+		case !ok:
+			at[c.person] = len(out)
+			out = append(out, c)
+		case c.engaged >= out[i].engaged:
+			out[i] = c
+		}
+	}
+	return out
+}
+
+// unbilled returns the subjects the account has not paid for.
+func (s *Store) unbilled(ctx context.Context, tx *sql.Tx, accountID, kind string, subjects []string) ([]string, error) {
+	paid := map[string]bool{}
+	for start := 0; start < len(subjects); start += insertBatch {
+		chunk := subjects[start:min(start+insertBatch, len(subjects))]
+		args := make([]any, 0, len(chunk)+2)
+		args = append(args, accountID, kind)
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := tx.QueryContext(ctx,
+			`SELECT subject_id FROM topic_billing WHERE account_id = $1 AND kind = $2 AND subject_id IN (`+inList(2, len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("billed %ss: %w", kind, err)
+		}
+		ids, err := scanStrings(rows, "billed subjects")
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			paid[id] = true
+		}
+	}
+	var out []string
+	for _, id := range subjects {
+		if !paid[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// SaveProfile implements topic.Repository: the person's firmographics from
+// their pronet profile, trusted for topic.ProfileRefresh.
+func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) error {
+	var followers any
+	if p.Followers != nil {
+		followers = *p.Followers
+	}
+	_, err := s.db.ExecContext(ctx,
+		`UPDATE pronet_people SET
+		     username = CASE WHEN $2 <> '' THEN $2 ELSE username END,
+		     full_name = CASE WHEN $3 <> '' THEN $3 ELSE full_name END,
+		     first_name = $4, last_name = $5,
+		     headline = CASE WHEN $6 <> '' THEN $6 ELSE headline END,
+		     job_title = $7, company = $8, company_domain = $9, company_size = $10, industry = $11, country = $12,
+		     followers = $13, avatar = CASE WHEN $14 <> '' THEN $14 ELSE avatar END,
+		     pronet_url = CASE WHEN $15 <> '' THEN $15 ELSE pronet_url END,
+		     profile_fetched_at = $16, profile_due_at = NULL, profile_failures = 0
+		  WHERE urn = $1`,
+		p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company, p.CompanyDomain,
+		p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at))
+	if err != nil {
+		return fmt.Errorf("store: save profile %s: %w", p.URN, err)
+	}
+	return nil
+}
+
+// RecordProfileFailure implements topic.Repository: next zero gives up on
+// the profile (the member does not exist) until they engage again after
+// topic.ProfileRefresh.
+func (s *Store) RecordProfileFailure(ctx context.Context, urn string, at time.Time, next time.Time) error {
+	var due any
+	if !next.IsZero() {
+		due = ms(next)
+	}
+	_, err := s.db.ExecContext(ctx,
+		`UPDATE pronet_people SET profile_due_at = $2, profile_failures = profile_failures + 1,
+		        profile_fetched_at = CASE WHEN $2 IS NULL THEN $3 ELSE profile_fetched_at END
+		  WHERE urn = $1`, urn, due, ms(at))
+	if err != nil {
+		return fmt.Errorf("store: record profile failure %s: %w", urn, err)
+	}
+	return nil
+}
+
+func uniquePeople(found []topic.Found) []topic.Engager {
+	seen := make(map[string]bool, len(found))
+	var out []topic.Engager
+	for _, f := range found {
+		if !seen[f.Person.URN] {
+			seen[f.Person.URN] = true
+			out = append(out, f.Person)
+		}
+	}
+	return out
+}
+
+func splitName(full string) (string, string) {
+	first, last, _ := strings.Cut(strings.TrimSpace(full), " ")
+	return first, strings.TrimSpace(last)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
