@@ -23,6 +23,7 @@ import (
 	"github.com/trawlhq/trawl/internal/jobs"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/topic"
 )
 
 // Options are what a process gets from outside besides its settings.
@@ -66,16 +67,23 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	defer sources.Close()
 	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Now: opts.Now, Log: log, QueryMaxLength: cfg.QueryMaxLength}
 
+	topics := &topic.Collector{Repo: st, Pronet: sources.Pronet, Now: opts.Now, Log: log,
+		Allocation: cfg.MonthlyCredits, Lease: cfg.SearchRunLease}
+
 	var runner *jobs.Runner
-	scheduler := &search.Scheduler{Repo: st, Lease: cfg.SearchRunLease,
-		Enqueue: func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error {
-			return runner.Enqueue(ctx, args, o)
-		}}
+	enqueue := func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error {
+		return runner.Enqueue(ctx, args, o)
+	}
+	scheduler := &search.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Enqueue: enqueue}
+	topicScheduler := &topic.Scheduler{Repo: st, Collector: topics, Enqueue: enqueue, Lease: cfg.SearchRunLease}
 	runner, err = jobs.New(jobs.Config{
 		Store: st, Log: log, Now: opts.Now, Work: cfg.RunsWorkers(),
 		TickInterval: cfg.TickInterval, Workers: 10,
-		Register: func(w *river.Workers) { river.AddWorker(w, &search.RunWorker{Collector: collector}) },
-		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler},
+		Register: func(w *river.Workers) {
+			river.AddWorker(w, &search.RunWorker{Collector: collector})
+			topic.AddWorkers(w, topics, enqueue)
+		},
+		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler, topicScheduler},
 	})
 	if err != nil {
 		return err

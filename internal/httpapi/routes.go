@@ -77,6 +77,19 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/results", "list-search-results", "Searches", "Results of a saved search, newest first", read, alsoErrors(http.StatusNotFound)), s.handleSearchResults)
 	huma.Register(api, route(http.MethodPost, "/v1/searches/{id}/run", "run-search", "Searches", "Run a saved search now", write, alsoErrors(http.StatusNotFound, http.StatusConflict, http.StatusBadGateway)), s.handleRunSearch)
 
+	// Topics.
+	topicsRead := access{permission: auth.PermTopicsRead, feature: auth.FeatureTopics}
+	topicsWrite := access{permission: auth.PermTopicsWrite, feature: auth.FeatureTopics}
+	huma.Register(api, route(http.MethodPost, "/v1/topics", "create-topic", "Topics", "Create a topic monitor (free; collected posts and engagements cost 1 credit each)", topicsWrite, created), s.handleCreateTopic)
+	huma.Register(api, route(http.MethodGet, "/v1/topics", "list-topics", "Topics", "List topic monitors", topicsRead), s.handleListTopics)
+	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}", "get-topic", "Topics", "Get a topic monitor", topicsRead, alsoErrors(http.StatusNotFound)), s.handleGetTopic)
+	huma.Register(api, route(http.MethodPatch, "/v1/topics/{id}", "update-topic", "Topics", "Rename, pause, resume or stop a topic", topicsWrite, alsoErrors(http.StatusNotFound, http.StatusConflict)), s.handlePatchTopic)
+	huma.Register(api, route(http.MethodDelete, "/v1/topics/{id}", "delete-topic", "Topics", "Delete a topic; it stops at once", topicsWrite, alsoErrors(http.StatusNotFound)), s.handleDeleteTopic)
+	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/posts", "list-topic-posts", "Topics", "Posts linked to a topic, newest link first", topicsRead, alsoErrors(http.StatusNotFound)), s.handleTopicPosts)
+	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/engagements", "list-topic-engagements", "Topics", "People who engaged with a topic's posts, one per person, newest first", topicsRead, alsoErrors(http.StatusNotFound)), s.handleTopicEngagers)
+	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/posts/{post_id}/engagements", "list-topic-post-engagements", "Topics", "Engagements a topic keeps on one of its posts, newest first", topicsRead, alsoErrors(http.StatusNotFound)), s.handlePostEngagements)
+	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/credits-summary", "topic-credits-summary", "Topics", "Credits a topic consumed in a period", topicsRead, alsoErrors(http.StatusNotFound)), s.handleTopicCreditsSummary)
+
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }
 

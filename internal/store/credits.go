@@ -131,9 +131,13 @@ func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time)
 	if err := rows.Err(); err != nil {
 		return Usage{}, fmt.Errorf("store: usage: %w", err)
 	}
+	// Monitors are saved searches and topics.
 	err = s.read.QueryRowContext(ctx,
-		`SELECT COALESCE(SUM(CASE WHEN status = 'active' THEN 1 ELSE 0 END), 0), COUNT(*)
-		   FROM searches WHERE account_id = $1 AND status <> 'deleted'`, accountID).Scan(&u.MonitorsActive, &u.MonitorsTotal)
+		`SELECT COALESCE(SUM(active), 0), COUNT(*) FROM (
+		   SELECT CASE WHEN status = 'active' THEN 1 ELSE 0 END AS active FROM searches WHERE account_id = $1 AND status <> 'deleted'
+		   UNION ALL
+		   SELECT CASE WHEN status = 'ACTIVE' THEN 1 ELSE 0 END FROM topics WHERE account_id = $1 AND status <> 'DELETED') m`,
+		accountID).Scan(&u.MonitorsActive, &u.MonitorsTotal)
 	if err != nil {
 		return Usage{}, fmt.Errorf("store: usage: count monitors: %w", err)
 	}
