@@ -45,7 +45,7 @@ type Config struct {
 	CreditsCustom     int64 `name:"credits-custom" default:"100000" help:"Monthly credits of CUSTOM accounts (TRAWL_CREDITS_CUSTOM)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
-	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
+	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run, topic discovery or post hydration may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"30s" help:"Grace period for in-flight requests and jobs on shutdown (TRAWL_SHUTDOWN_TIMEOUT)."`
 }
 
