@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -279,4 +280,62 @@ func countPostEngagements(t *testing.T, c *client.Client, topicID string, posts 
 		n += pg.TotalCount
 	}
 	return n
+}
+
+// TestTopicKeepsEngagersByJobTitle: a topic with job titles links only the
+// engagers whose title or headline holds one, and the people it keeps carry
+// their firmographics from the profile once it has been read.
+func TestTopicKeepsEngagersByJobTitle(t *testing.T) {
+	ts := startServer(t, serverEnv(t, store.SQLite, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_RATE_LIMIT_CUSTOM": "100000"}))
+	c := ts.Client
+	var all, vps topicView
+	body := map[string]any{"name": "all", "keywords": []string{"sales"}, "time_frame": "past-24h", "max_results": 10}
+	if err := mustDo(t, c, http.MethodPost, "/v1/topics", body, 201).Data(&all); err != nil {
+		t.Fatal(err)
+	}
+	body["name"], body["job_titles"] = "vps", []string{"vp", "Head of"}
+	if err := mustDo(t, c, http.MethodPost, "/v1/topics", body, 201).Data(&vps); err != nil {
+		t.Fatal(err)
+	}
+	settled := func(id string) bool {
+		posts, _ := listAll[topicPost](t, c, "/v1/topics/"+id+"/posts")
+		for _, p := range posts {
+			if p.NextFollowUpAt == nil || time.Until(mustParse(t, *p.NextFollowUpAt)) < time.Hour {
+				return false
+			}
+		}
+		return len(posts) > 0
+	}
+	waitUntil(t, ts, "both topics hydrated", func() bool { return settled(all.ID) && settled(vps.ID) })
+	everyone, _ := listAll[topicEngagement](t, c, "/v1/topics/"+all.ID+"/engagements")
+	kept, _ := listAll[topicEngagement](t, c, "/v1/topics/"+vps.ID+"/engagements")
+	if len(kept) == 0 || len(kept) >= len(everyone) {
+		t.Fatalf("the job-title topic kept %d engagers of %d", len(kept), len(everyone))
+	}
+	// Profiles are read in the background: wait until the kept people show
+	// their company, then check every kept title.
+	waitUntil(t, ts, "profiles read", func() bool {
+		kept, _ = listAll[topicEngagement](t, c, "/v1/topics/"+vps.ID+"/engagements")
+		for _, e := range kept {
+			if e.Prospect.Company == "" {
+				return false
+			}
+		}
+		return true
+	})
+	for _, e := range kept {
+		title := strings.ToLower(e.Prospect.JobTitle)
+		if !strings.Contains(title, "vp") && !strings.Contains(title, "head of") {
+			t.Errorf("kept %s, titled %q", e.Prospect.FullName, e.Prospect.JobTitle)
+		}
+	}
+}
+
+func mustParse(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
