@@ -48,7 +48,7 @@ func splitWords(s string) []string {
 	var out []string
 	start := 0
 	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ' ' || s[i] == '/' || s[i] == '"' || s[i] == ':' || s[i] == '@' || s[i] == '(' {
+		if i == len(s) || isQuerySpace(s[i]) || s[i] == '/' || s[i] == '"' || s[i] == ':' || s[i] == '@' || s[i] == '(' || s[i] == ')' {
 			if i > start {
 				out = append(out, s[start:i])
 			}

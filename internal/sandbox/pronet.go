@@ -243,40 +243,6 @@ func (s *Sandbox) pronetReactions(w http.ResponseWriter, r *http.Request) {
 		"currentPage": page}, nil)
 }
 
-// keywordMatcher matches all words and "quoted phrases" of a keywords string, case-insensitively.
-type keywordMatcher struct{ terms []string }
-
-func newKeywordMatcher(kw string) keywordMatcher {
-	var m keywordMatcher
-	parts := strings.Split(kw, `"`)
-	for i, part := range parts {
-		if i%2 == 1 { // inside quotes
-			if p := strings.ToLower(strings.TrimSpace(part)); p != "" {
-				m.terms = append(m.terms, p)
-			}
-			continue
-		}
-		for _, f := range strings.Fields(strings.ToLower(part)) {
-			m.terms = append(m.terms, f)
-		}
-	}
-	return m
-}
-
-// hits counts occurrences of the terms; 0 when any term is missing.
-func (m keywordMatcher) hits(text string) int {
-	lt := strings.ToLower(text)
-	total := 0
-	for _, t := range m.terms {
-		n := countWord(lt, t)
-		if n == 0 {
-			return 0
-		}
-		total += n
-	}
-	return total
-}
-
 // countWord counts occurrences of term in s that start and end at word boundaries.
 func countWord(s, term string) int {
 	n := 0
@@ -291,6 +257,17 @@ func countWord(s, term string) int {
 		}
 		i = a + 1
 	}
+}
+
+// pronetContentTypes are the search's content filters: which posts each keeps.
+var pronetContentTypes = map[string]func(PronetPost) bool{
+	"":                      func(PronetPost) bool { return true },
+	"posts":                 func(PronetPost) bool { return true },
+	"videos":                func(p PronetPost) bool { return p.Video },
+	"liveVideos":            func(p PronetPost) bool { return p.Live },
+	"photos":                func(p PronetPost) bool { return len(p.Images) > 0 },
+	"collaborativeArticles": func(p PronetPost) bool { return p.Link != "" },
+	"documents":             func(p PronetPost) bool { return p.Document },
 }
 
 func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
@@ -318,12 +295,20 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
 		return
 	}
-	for _, f := range strings.Fields(strings.ReplaceAll(kw, `"`, " ")) {
-		if err := checkIdent(f); err != nil && !errors.Is(err, ErrNotFound) && pronetLookupError(w, err, "Search") {
-			return
-		}
+	kind, ok := pronetContentTypes[q.Get("contentType")]
+	if !ok {
+		pronetError(w, http.StatusBadRequest,
+			"contentType must be one of posts, videos, photos, liveVideos, collaborativeArticles, documents")
+		return
 	}
-	m := newKeywordMatcher(kw)
+	m, err := parsePronetQuery(kw)
+	if err != nil {
+		pronetError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if pronetLookupError(w, m.fault(), "Search") {
+		return
+	}
 	type hit struct {
 		post  PronetPost
 		score int
@@ -333,10 +318,10 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 	for b := now.UnixMilli() / hourMS; b >= from.UnixMilli()/hourMS; b-- {
 		for i := 0; i < pronetPerHour; i++ {
 			p := s.world.PublicPronetPost(b, i)
-			if p.Time.Before(from) || p.Time.After(now) {
+			if p.Time.Before(from) || p.Time.After(now) || !kind(p) {
 				continue
 			}
-			if n := m.hits(p.Text); n > 0 {
+			if ok, n := m.match(p.Text); ok {
 				reactions, _, _, _ := s.world.pronetFinal(p.URN)
 				hits = append(hits, hit{p, n*1000 + reactions})
 			}

@@ -25,6 +25,8 @@ type PronetPost struct {
 	Topic    int
 	Images   []string
 	Video    bool
+	Live     bool // a live video (Video is set too)
+	Document bool // a document (carousel) post
 	Link     string
 	Reshared *PronetPost
 	hash     uint64
@@ -106,6 +108,14 @@ func (w *World) composePronet(r *rng, urn uint64, t time.Time, author Person, co
 	case v < 45:
 		c := w.companies[r.intn(len(w.companies))]
 		p.Link = fmt.Sprintf("https://%s/blog/%s", c.Domain, strings.ReplaceAll(strings.ToLower(tp.Name), " ", "-"))
+	}
+	// Live videos and documents come from the post's hash, not the generator, so adding them
+	// left every other post as it was.
+	switch k := mix(p.hash^0x6b696e64) % 100; {
+	case p.Video:
+		p.Live = k < 20
+	case len(p.Images) == 0 && p.Link == "":
+		p.Document = k < 12
 	}
 	if company == nil && r.chance(0.08) {
 		ob := b - 1 - int64(r.intn(48))

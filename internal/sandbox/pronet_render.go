@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,8 +47,8 @@ func postAuthor(p PronetPost) map[string]any {
 		"username": a.PronetUsername, "url": a.PronetURL(), "urn": a.PronetURN(), "profilePictures": pictures(a.Avatar())}
 }
 
-func postMedia(p PronetPost) (article map[string]any, video, image []any) {
-	article, video, image = map[string]any{}, []any{}, []any{}
+func postMedia(p PronetPost, now time.Time) (article, document map[string]any, video, image []any) {
+	article, document, video, image = map[string]any{}, map[string]any{}, []any{}, []any{}
 	for _, u := range p.Images {
 		image = append(image, map[string]any{"url": u})
 	}
@@ -58,8 +59,41 @@ func postMedia(p PronetPost) (article map[string]any, video, image []any) {
 	if p.Link != "" {
 		article = map[string]any{"title": topics[p.Topic].Name, "subtitle": p.Link, "link": p.Link}
 	}
-	return article, video, image
+	if p.Document {
+		document = documentRecord(p, now)
+	}
+	return article, document, video, image
 }
+
+// documentRecord renders a document (carousel) attachment; its signed URLs expire a week after
+// the answer, as the provider's do.
+func documentRecord(p PronetPost, now time.Time) map[string]any {
+	pages := 3 + int(p.hash>>8%12)
+	expires := now.Add(7 * 24 * time.Hour).UnixMilli()
+	covers := make([]any, 0, min(pages, 3))
+	for i := 1; i <= min(pages, 3); i++ {
+		covers = append(covers, map[string]any{"width": 1080, "height": 1350,
+			"imageUrls": []any{fmt.Sprintf("https://media.licdn.com/dms/image/document-cover/%d-%d.jpg", p.URN, i)}})
+	}
+	return map[string]any{
+		"title":                           documentTitle(p),
+		"urn":                             fmt.Sprintf("urn:li:document:%d", p.URN),
+		"TranscribedDocumentUrl":          fmt.Sprintf("https://media.licdn.com/dms/document/transcribed/%d.pdf", p.URN),
+		"TranscribedDocumentUrlExpiresAt": expires,
+		"manifestUrl":                     fmt.Sprintf("https://media.licdn.com/dms/document/manifest/%d.json", p.URN),
+		"manifestUrlExpiresAt":            expires,
+		"scanRequiredForDownload":         false,
+		"totalPageCount":                  pages,
+		"coverPages":                      covers,
+	}
+}
+
+func documentTitle(p PronetPost) string {
+	name := topics[p.Topic].Name
+	return strings.ToUpper(name[:1]) + name[1:] + ": " + documentTitles[p.hash%uint64(len(documentTitles))]
+}
+
+var documentTitles = []string{"the playbook", "lessons from this quarter", "a checklist", "what we learned", "the slides from my talk"}
 
 // postRecord renders a post with exactly the fields of the spec's pronet post record.
 func (s *Sandbox) postRecord(p PronetPost, now time.Time) map[string]any {
@@ -73,16 +107,16 @@ func (s *Sandbox) postRecord(p PronetPost, now time.Time) map[string]any {
 	if p.Company != nil {
 		company = map[string]any{"name": p.Company.Name, "url": p.Company.URL(), "urn": p.Company.URN()}
 	}
-	article, video, image := postMedia(p)
+	article, document, video, image := postMedia(p, now)
 	reshared := map[string]any{}
 	if p.Reshared != nil {
-		ra, rv, ri := postMedia(*p.Reshared)
+		ra, rd, rv, ri := postMedia(*p.Reshared, now)
 		rc := map[string]any{}
 		if c := p.Reshared.Company; c != nil {
 			rc = map[string]any{"name": c.Name, "url": c.URL(), "urn": c.URN(), "companyLogo": pictures(c.LogoURL)}
 		}
 		reshared = map[string]any{"text": p.Reshared.Text, "author": postAuthor(*p.Reshared), "company": rc,
-			"document": map[string]any{}, "article": ra, "video": rv, "image": ri}
+			"document": rd, "article": ra, "video": rv, "image": ri}
 	}
 	return map[string]any{
 		"text":                p.Text,
@@ -107,7 +141,7 @@ func (s *Sandbox) postRecord(p PronetPost, now time.Time) map[string]any {
 		"article":             article,
 		"video":               video,
 		"image":               image,
-		"document":            map[string]any{},
+		"document":            document,
 		"resharedPost":        reshared,
 	}
 }

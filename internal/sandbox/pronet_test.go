@@ -149,9 +149,13 @@ func TestPronetSearch(t *testing.T) {
 		if len(items) == 0 || v["total"].(float64) < 5 {
 			t.Fatalf("%s: %v results", kw, v["total"])
 		}
+		q, err := parsePronetQuery(kw)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, it := range items {
 			text := strings.ToLower(obj(it)["text"].(string))
-			for _, term := range newKeywordMatcher(kw).terms {
+			for _, term := range q.terms {
 				if !strings.Contains(text, term) {
 					t.Errorf("%s: result lacks %q", kw, term)
 				}

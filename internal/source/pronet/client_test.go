@@ -184,6 +184,30 @@ func TestReactionsAndSearch(t *testing.T) {
 	}
 }
 
+func TestSearchPostsContentType(t *testing.T) {
+	srv := sourcetest.NewServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		sourcetest.JSON(w, 200, `{"success":true,"message":"","data":{"items":[],"total":0,"totalPage":0,"currentPage":1}}`)
+	})
+	c, _ := newClient(t, srv)
+	kw := `("revops" OR "sales ops") AND "crm" NOT "hiring"`
+	if _, err := c.SearchPosts(context.Background(), pronet.SearchParams{Keywords: kw, DatePosted: pronet.DatePastDay, ContentType: "documents"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SearchPosts(context.Background(), pronet.SearchParams{Keywords: "crm"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if q := reqs[0].Query; reqs[0].Path != "/posts/search" || q.Get("contentType") != "documents" || q.Get("keywords") != kw || q.Get("datePosted") != "past-24h" {
+		t.Errorf("search query = %s %v", reqs[0].Path, q)
+	}
+	if q := reqs[1].Query; q.Has("contentType") || q.Has("datePosted") || q.Has("sortBy") || q.Has("page") {
+		t.Errorf("defaults were sent: %v", q)
+	}
+}
+
 func TestProfile(t *testing.T) {
 	srv := sourcetest.NewServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		switch r.URL.Query().Get("username") {
