@@ -116,3 +116,111 @@ func boundaryAfter(s string, b int) bool {
 }
 
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// Filters narrow the people a query returns; every list is OR'ed within
+// itself, the lists are AND'ed, and an _excludes list removes matches.
+type Filters struct {
+	JobTitles          []string // case-insensitive substrings of the current title
+	JobTitlesExcludes  []string
+	DomainIncludes     []string // a domain matches itself and its subdomains
+	DomainExcludes     []string
+	CompanySizes       []string // the spec's buckets
+	CompanySizesExcl   []string
+	Industries         []string // case-insensitive, whole value
+	IndustriesExcludes []string
+	Countries          []string // ISO 3166-1 alpha-2, upper case
+	CountriesExcludes  []string
+	Followers          []Range
+}
+
+// Query is a social mapping or creator query.
+type Query struct {
+	Keywords []string
+	Days     int
+	// Strength is how many keyword hits a post needs; 0 also admits posts a
+	// topic linked for one of the keywords.
+	Strength int
+	Filters  Filters
+	Page     int
+	PageSize int
+}
+
+// MinHits is the number of keyword occurrences a post needs.
+func (q Query) MinHits() int { return max(1, q.Strength) }
+
+// Person is who a result is about.
+type Person struct {
+	URN           string
+	FirstName     string
+	LastName      string
+	FullName      string
+	PronetURL     string
+	Avatar        string
+	Location      string // as shown: the country's English name
+	Country       string // ISO 3166-1 alpha-2
+	Company       string
+	CompanyDomain string
+	CompanySize   string
+	Industry      string
+	JobTitle      string
+	Followers     *int64
+}
+
+// Match reports whether the person passes the filters.
+func (f Filters) Match(p Person) bool {
+	title, industry := strings.ToLower(p.JobTitle), strings.ToLower(p.Industry)
+	switch {
+	case len(f.JobTitles) > 0 && !anyContains(title, f.JobTitles),
+		anyContains(title, f.JobTitlesExcludes),
+		len(f.DomainIncludes) > 0 && !anyDomain(p.CompanyDomain, f.DomainIncludes),
+		anyDomain(p.CompanyDomain, f.DomainExcludes),
+		len(f.CompanySizes) > 0 && !anyEqual(p.CompanySize, f.CompanySizes),
+		anyEqual(p.CompanySize, f.CompanySizesExcl),
+		len(f.Industries) > 0 && !anyEqual(industry, f.Industries),
+		anyEqual(industry, f.IndustriesExcludes),
+		len(f.Countries) > 0 && !anyEqual(p.Country, f.Countries),
+		anyEqual(p.Country, f.CountriesExcludes):
+		return false
+	}
+	if len(f.Followers) == 0 {
+		return true
+	}
+	if p.Followers == nil {
+		return false
+	}
+	for _, r := range f.Followers {
+		if r.Contains(*p.Followers) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyContains(s string, subs []string) bool {
+	for _, sub := range subs {
+		if s != "" && strings.Contains(s, strings.ToLower(sub)) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyEqual(s string, vals []string) bool {
+	for _, v := range vals {
+		if s != "" && strings.EqualFold(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyDomain(d string, domains []string) bool {
+	d = strings.ToLower(d)
+	for _, want := range domains {
+		w := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(want), "www."))
+		if d != "" && (d == w || strings.HasSuffix(d, "."+w)) {
+			return true
+		}
+	}
+	return false
+}
