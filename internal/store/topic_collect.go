@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -162,17 +163,18 @@ func (s *Store) PostSchedule(ctx context.Context, urn string) (topic.PostSchedul
 		p      topic.PostSchedule
 		linked int64
 		stage  sql.NullString
+		due    sql.NullInt64
 	)
 	err := s.db.QueryRowContext(ctx,
-		`SELECT urn, first_linked_at, hydrate_stage, failures FROM pronet_posts WHERE urn = $1`, urn).
-		Scan(&p.URN, &linked, &stage, &p.Failures)
+		`SELECT urn, first_linked_at, hydrate_stage, next_hydrate_at, failures FROM pronet_posts WHERE urn = $1`, urn).
+		Scan(&p.URN, &linked, &stage, &due, &p.Failures)
 	if errors.Is(err, sql.ErrNoRows) {
 		return topic.PostSchedule{}, fmt.Errorf("store: post %s: %w", urn, topic.ErrGone)
 	}
 	if err != nil {
 		return topic.PostSchedule{}, fmt.Errorf("store: post %s: %w", urn, err)
 	}
-	p.FirstLinkedAt, p.Stage = fromMS(linked), topic.Interval(stage.String)
+	p.FirstLinkedAt, p.Stage, p.DueAt = fromMS(linked), topic.Interval(stage.String), nullTime(due)
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT DISTINCT t.account_id FROM topic_posts tp JOIN topics t ON t.id = tp.topic_id
 		  WHERE tp.post_urn = $1 AND t.status = 'ACTIVE'`, urn)
@@ -195,7 +197,9 @@ func (s *Store) PostSchedule(ctx context.Context, urn string) (topic.PostSchedul
 func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topic.DiscoveryOutcome, error) {
 	var out topic.DiscoveryOutcome
 	err := s.inJobTx(ctx, func(tx JobTx) error {
-		t, err := scanTopic(tx.SQL.QueryRowContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id = $1`+s.forUpdate(), run.TopicID))
+		// The topic row is only updated at the end: every transaction of
+		// collection locks posts before topics, and each in key order.
+		t, err := scanTopic(tx.SQL.QueryRowContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id = $1`, run.TopicID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return topic.ErrGone
 		}
@@ -207,6 +211,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		}
 		at := ms(run.At)
 		hydrateAt := ms(s.firstRunAt(run.At, run.HydrateLease))
+		slices.SortFunc(run.Posts, func(a, b topic.Post) int { return strings.Compare(a.URN, b.URN) })
 		// Store the posts; the ones new to the service start their hydration.
 		var fresh []string
 		err = batchInsert(ctx, tx.SQL, s.dialect,
@@ -257,12 +262,16 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 				return err
 			}
 		}
-		if _, err := tx.SQL.ExecContext(ctx,
+		res, err := tx.SQL.ExecContext(ctx,
 			`UPDATE topics SET last_run_at = $2, new_items = $3, number_of_new_items = $4, posts_count = posts_count + $4,
 			        next_run_at = $5, last_error = NULL, failures = 0, credits_blocked_at = NULL
-			  WHERE id = $1`,
-			t.ID, at, boolInt(len(linked) > 0), len(linked), ms(run.NextRunAt)); err != nil {
+			  WHERE id = $1 AND status = 'ACTIVE'`,
+			t.ID, at, boolInt(len(linked) > 0), len(linked), ms(run.NextRunAt))
+		if err != nil {
 			return fmt.Errorf("update topic: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return topic.ErrNotRunnable // paused, stopped or deleted meanwhile
 		}
 		// Posts other topics already hydrated bring their engagements along.
 		isFresh := make(map[string]bool, len(fresh))
@@ -288,7 +297,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		return nil
 	})
 	if err != nil {
-		return topic.DiscoveryOutcome{}, fmt.Errorf("store: save discovery of %s: %w", run.TopicID, err)
+		return topic.DiscoveryOutcome{}, fmt.Errorf("store: save discovery of %s: %w", run.TopicID, contention(err))
 	}
 	return out, nil
 }
@@ -330,7 +339,10 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			}
 			return err
 		}
+		// Rows are locked in key order, so that concurrent hydrations sharing
+		// engagers cannot deadlock on PostgreSQL.
 		people := uniquePeople(h.Found)
+		slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
 		err := batchInsert(ctx, tx, s.dialect,
 			`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
 			`ON CONFLICT (urn) DO UPDATE SET
@@ -419,9 +431,20 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		return nil
 	})
 	if err != nil {
-		return topic.HydrationOutcome{}, fmt.Errorf("store: save hydration of post %s: %w", h.PostURN, err)
+		return topic.HydrationOutcome{}, fmt.Errorf("store: save hydration of post %s: %w", h.PostURN, contention(err))
 	}
 	return out, nil
+}
+
+// contention marks the errors of transactions that lost to a concurrent one
+// (deadlock, serialization failure, SQLite busy) as topic.ErrContention:
+// running again soon is the cure, not a backoff.
+func contention(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "SQLSTATE 40P01") || strings.Contains(msg, "SQLSTATE 40001") || strings.Contains(msg, "SQLITE_BUSY") {
+		return fmt.Errorf("%w: %w", topic.ErrContention, err)
+	}
+	return err
 }
 
 // profileRefreshMS is topic.ProfileRefresh in the stored unit, for SQL.
@@ -539,6 +562,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 		return 0, fmt.Errorf("link engagements: %w", err)
 	}
 	latest := latestPerPerson(keep)
+	slices.SortFunc(latest, func(a, b candidate) int { return strings.Compare(a.person, b.person) })
 	if err := batchInsert(ctx, tx, s.dialect,
 		`INSERT INTO topic_engagers (topic_id, person_urn, engagement_id, latest_at) VALUES `,
 		`ON CONFLICT (topic_id, person_urn) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at

@@ -78,6 +78,7 @@ type PostSchedule struct {
 	URN           string
 	FirstLinkedAt time.Time
 	Stage         Interval // "" when no hydration is left
+	DueAt         *time.Time
 	Failures      int
 	Accounts      []string // accounts of the active topics linking it
 }
@@ -260,6 +261,8 @@ func (c *Collector) recordTopicFailure(ctx context.Context, t Topic, now time.Ti
 		next, count = later(rl.ResetAt, now), false
 	case errors.Is(cause, credits.ErrInsufficient):
 		next, count, msg = now.Add(creditRetry), false, outOfCredits
+	case errors.Is(cause, ErrContention):
+		next, count = now.Add(contentionRetry), false
 	}
 	if err := c.Repo.RecordTopicFailure(context.WithoutCancel(ctx), t.ID, msg, count, next); err != nil {
 		c.Log.Error("record failed topic discovery", "topic_id", t.ID, "error", err, "cause", cause)
@@ -269,8 +272,12 @@ func (c *Collector) recordTopicFailure(ctx context.Context, t Topic, now time.Ti
 // outOfCredits is the last_error of a topic that waits for credits.
 const outOfCredits = "Out of credits: collection is paused until the account has credits again."
 
-// creditRetry is how soon work that could not be paid for is tried again.
-const creditRetry = 5 * time.Minute
+// creditRetry is how soon work that could not be paid for is tried again;
+// contentionRetry, work that lost to a concurrent transaction.
+const (
+	creditRetry     = 5 * time.Minute
+	contentionRetry = 5 * time.Second
+)
 
 func later(t, now time.Time) time.Time {
 	if !t.After(now) {
@@ -293,7 +300,9 @@ func (c *Collector) Hydrate(ctx context.Context, urn string) (HydrationOutcome, 
 		return HydrationOutcome{}, err
 	}
 	now := c.Now()
-	if ps.Stage == "" || len(ps.Accounts) == 0 {
+	// A job River rescued long after its claim finds the post scheduled
+	// for later (or done) and leaves it.
+	if ps.Stage == "" || len(ps.Accounts) == 0 || ps.DueAt == nil || ps.DueAt.After(now.Add(c.Lease)) {
 		return HydrationOutcome{}, fmt.Errorf("post %s has nothing due: %w", urn, ErrNotRunnable)
 	}
 	found, err := c.engagements(ctx, urn)
@@ -320,10 +329,16 @@ func (c *Collector) Hydrate(ctx context.Context, urn string) (HydrationOutcome, 
 }
 
 func (c *Collector) recordPostFailure(ctx context.Context, ps PostSchedule, now time.Time, cause error) {
+	if errors.Is(cause, ErrGone) {
+		return
+	}
 	next, count := now.Add(backoff(ps.Failures)), true
 	var rl *source.RateLimitError
-	if errors.As(cause, &rl) {
+	switch {
+	case errors.As(cause, &rl):
 		next, count = later(rl.ResetAt, now), false
+	case errors.Is(cause, ErrContention):
+		next, count = now.Add(contentionRetry), false
 	}
 	if err := c.Repo.RecordPostFailure(context.WithoutCancel(ctx), ps.URN, cause.Error(), count, next); err != nil {
 		c.Log.Error("record failed hydration", "post_urn", ps.URN, "error", err, "cause", cause)

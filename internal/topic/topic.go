@@ -168,4 +168,6 @@ var (
 	ErrGone = errors.New("topic: no such topic")
 	// ErrNotRunnable means the topic cannot run in its current state.
 	ErrNotRunnable = errors.New("topic: not runnable")
+	// ErrContention means a write lost to a concurrent one and can be run again at once.
+	ErrContention = errors.New("topic: lost to a concurrent write")
 )
