@@ -1,0 +1,396 @@
+// Command topicengagers measures the latency of a topic's deduplicated
+// engagers list (store.TopicEngagers, behind GET /v1/topics/{id}/engagements;
+// the store call alone, without HTTP) with many engagers: it seeds one topic
+// with -engagements engagements of distinct people on -posts posts (with
+// store.SeedTopicPosts and store.SeedTopicEngagements), then prints
+// p50/p95/p99 for the first page and for a deep page, whose contents it
+// checks.
+//
+//	go run ./bench/topicengagers -engine sqlite
+//	go run ./bench/topicengagers -engine postgres -engagements 1000000 -deep-page 9000
+//
+// PostgreSQL runs in a fresh schema of -postgres-url (default
+// $TRAWL_TEST_POSTGRES_URL, else the CI database), dropped at the end.
+package main
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
+
+	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/topic"
+)
+
+const defaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+type options struct {
+	engine      string
+	engagements int
+	posts       int
+	pageSize    int
+	deepPage    int
+	requests    int
+	warmup      int
+	batch       int
+	postgresURL string
+	keep        bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.engine, "engine", "sqlite", "sqlite or postgres")
+	flag.IntVar(&o.engagements, "engagements", 1_000_000, "engagements to store, each by a different person (a multiple of -posts)")
+	flag.IntVar(&o.posts, "posts", 2000, "posts the engagements are spread over")
+	flag.IntVar(&o.pageSize, "page-size", 100, "page size asked for")
+	flag.IntVar(&o.deepPage, "deep-page", 9000, "page number (from 1) of the deep page")
+	flag.IntVar(&o.requests, "requests", 200, "timed calls per scenario")
+	flag.IntVar(&o.warmup, "warmup", 10, "untimed calls before each scenario")
+	flag.IntVar(&o.batch, "batch", 5000, "engagements per seeding transaction")
+	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
+	flag.BoolVar(&o.keep, "keep", false, "keep the database (to EXPLAIN queries) and print where it is")
+	flag.Parse()
+	// Interrupted, it still removes its database on the way out.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "topicengagers:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options, out io.Writer) error {
+	if o.posts < 1 || o.engagements < o.posts || o.engagements%o.posts != 0 || o.pageSize < 1 || o.deepPage < 1 ||
+		(o.deepPage-1)*o.pageSize >= o.engagements || o.requests < 1 || o.warmup < 0 || o.batch < 1 {
+		return errors.New("want posts >= 1, engagements a multiple of posts, page-size >= 1, " +
+			"1 <= deep-page with (deep-page-1)*page-size < engagements, requests >= 1, warmup >= 0, batch >= 1")
+	}
+	dbURL, cleanup, err := database(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	st, err := store.Open(ctx, dbURL, time.Now)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
+		return err
+	}
+	t, err := fixture(ctx, st)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "engine %s, %d engagements by as many people on %d posts, page size %d, %d timed calls per scenario\n",
+		o.engine, o.engagements, o.posts, o.pageSize, o.requests)
+
+	l := newLayout(o.engagements, o.posts)
+	start := time.Now()
+	if err := seed(ctx, st, t.ID, l, o.batch); err != nil {
+		return err
+	}
+	took := time.Since(start)
+	fmt.Fprintf(out, "seeded in %s (%.0f engagements/s)\n", took.Round(time.Millisecond), float64(o.engagements)/took.Seconds())
+	if st.Dialect() == store.Postgres {
+		// What autovacuum does within a minute of a bulk load: without it
+		// the planner has no statistics and no page is all-visible.
+		start := time.Now()
+		if _, err := st.DB().ExecContext(ctx, `VACUUM ANALYZE`); err != nil {
+			return fmt.Errorf("vacuum analyze: %w", err)
+		}
+		fmt.Fprintf(out, "vacuumed and analyzed in %s\n", time.Since(start).Round(time.Millisecond))
+	}
+	fmt.Fprintln(out)
+
+	scenarios := []scenario{
+		{name: "store first page", page: 1},
+		{name: fmt.Sprintf("store deep page %d (offset %d)", o.deepPage, (o.deepPage-1)*o.pageSize), page: o.deepPage},
+	}
+	var rows []result
+	for _, sc := range scenarios {
+		r, err := measure(ctx, st, t.ID, l, sc, o.pageSize, o.warmup, o.requests)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+		rows = append(rows, r)
+	}
+	printTable(out, rows)
+	if o.keep {
+		fmt.Fprintf(out, "\nkept database: %s (topic %s)\n", dbURL, t.ID)
+	}
+	return nil
+}
+
+// database returns the URL of a fresh database of the engine and a function
+// that removes it.
+func database(ctx context.Context, o options) (string, func(), error) {
+	switch o.engine {
+	case "sqlite":
+		dir, err := os.MkdirTemp("", "trawl-topicengagers-")
+		if err != nil {
+			return "", nil, err
+		}
+		cleanup := func() {
+			if !o.keep {
+				os.RemoveAll(dir)
+			}
+		}
+		return "sqlite://" + filepath.Join(dir, "trawl.db"), cleanup, nil
+	case "postgres":
+		base := o.postgresURL
+		if base == "" {
+			base = cmp.Or(os.Getenv("TRAWL_TEST_POSTGRES_URL"), defaultPostgresURL)
+		}
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		schema := "trawl_bench_" + hex.EncodeToString(b[:])
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			return "", nil, err
+		}
+		if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
+			admin.Close()
+			return "", nil, fmt.Errorf("create schema: %w", err)
+		}
+		cleanup := func() {
+			if !o.keep {
+				_, _ = admin.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
+			}
+			admin.Close()
+		}
+		u, err := url.Parse(base)
+		if err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		return u.String(), cleanup, nil
+	}
+	return "", nil, fmt.Errorf("unknown engine %q: want sqlite or postgres", o.engine)
+}
+
+// fixture creates a CUSTOM account and an active topic on it.
+func fixture(ctx context.Context, st *store.Store) (topic.Topic, error) {
+	a := auth.Account{Name: "bench", Plan: auth.PlanCustom}
+	if err := st.CreateAccount(ctx, &a); err != nil {
+		return topic.Topic{}, err
+	}
+	t := topic.Topic{AccountID: a.ID, Name: "bench", Definition: topic.Definition{
+		Keywords: []string{"revops"}, TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy,
+	}}
+	if err := st.CreateTopic(ctx, &t, 0); err != nil {
+		return topic.Topic{}, err
+	}
+	return t, nil
+}
+
+// layout places the engagements: posts linked one every `spacing` over 25
+// days, each hydrated half a spacing later with perPost engagements by new
+// people, 30% of them comments made between the link and the hydration, the
+// rest reactions, which carry the hydration's time (so hundreds share it).
+// A post's engagements are all newer than the previous post's, so the
+// engagers list, newest first, is the posts from the last, each sorted on
+// its own.
+type layout struct {
+	data    store.SyntheticTopicData
+	base    time.Time
+	spacing time.Duration
+	posts   int
+	perPost int
+}
+
+func newLayout(engagements, posts int) layout {
+	base := time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+	return layout{data: store.NewSyntheticTopicData(base.Add(-24 * time.Hour)), base: base,
+		spacing: 25 * 24 * time.Hour / time.Duration(posts), posts: posts, perPost: engagements / posts}
+}
+
+func (l layout) linkedAt(p int) time.Time {
+	return l.base.Add(time.Duration(p) * l.spacing).Truncate(time.Millisecond)
+}
+
+func (l layout) hydratedAt(p int) time.Time { return l.linkedAt(p).Add(l.spacing / 2) }
+
+// engagement returns engagement n (by person n) of post n / perPost.
+func (l layout) engagement(n int) store.SeedEngagement {
+	p := n / l.perPost
+	urn := store.SyntheticPostURN(p)
+	e := store.SeedEngagement{PostURN: urn, Person: l.data.Person(n), Type: "like", At: l.hydratedAt(p), Interval: topic.Rediscovery}
+	if p == 0 {
+		e.Interval = topic.Initial
+	}
+	if n%10 >= 7 {
+		e.Type, e.Text = "comment", "Great point about pipeline hygiene — we saw the same after moving our SDRs to intent signals."
+		e.CommentURN = "urn:li:comment:(activity:" + urn + "," + strconv.Itoa(7_000_000_000+n) + ")"
+		// Spread over the first half of the window, a millisecond apart at least.
+		e.At = l.linkedAt(p).Add(time.Second + time.Duration(n%l.perPost)*(l.spacing/2-2*time.Second)/time.Duration(l.perPost))
+		e.At = e.At.Truncate(time.Millisecond)
+	} else {
+		e.ReactionType = []string{"LIKE", "LIKE", "LIKE", "PRAISE", "EMPATHY", "INTEREST", "APPRECIATION"}[n%7]
+	}
+	return e
+}
+
+// seed stores the posts, then the engagements in batches; generation of the
+// next batch overlaps the writing of the current one.
+func seed(ctx context.Context, st *store.Store, topicID string, l layout, batch int) error {
+	posts := make([]store.SeedPost, l.posts)
+	for p := range posts {
+		posts[p] = store.SeedPost{Post: l.data.Post(p), LinkedAt: l.linkedAt(p), Interval: topic.Rediscovery, HydratedAt: l.hydratedAt(p)}
+	}
+	posts[0].Interval = topic.Initial
+	if n, err := st.SeedTopicPosts(ctx, topicID, posts); err != nil {
+		return err
+	} else if n != int64(l.posts) {
+		return fmt.Errorf("seeded %d posts, want %d", n, l.posts)
+	}
+	total := l.posts * l.perPost
+	type chunk struct {
+		es []store.SeedEngagement
+		at time.Time // when they were linked: the hydration of the last one's post
+	}
+	batches := make(chan chunk, 1)
+	go func() {
+		defer close(batches)
+		for start := 0; start < total; start += batch {
+			end := min(start+batch, total)
+			c := chunk{es: make([]store.SeedEngagement, 0, end-start), at: l.hydratedAt((end - 1) / l.perPost)}
+			for n := start; n < end; n++ {
+				c.es = append(c.es, l.engagement(n))
+			}
+			select {
+			case batches <- c:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var stored int64
+	for c := range batches {
+		var err error
+		if stored, err = st.SeedTopicEngagements(ctx, topicID, c.at, c.es); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if stored != int64(total) {
+		return fmt.Errorf("seeded %d engagements, want %d", stored, total)
+	}
+	return nil
+}
+
+// engager returns the k-th engager (from 0) of the list, newest first:
+// latest engagement first, ties by person URN, descending.
+func (l layout) engager(k int) store.SeedEngagement {
+	p := l.posts - 1 - k/l.perPost
+	es := make([]store.SeedEngagement, l.perPost)
+	for i := range es {
+		es[i] = l.engagement(p*l.perPost + i)
+	}
+	slices.SortFunc(es, func(a, b store.SeedEngagement) int {
+		return cmp.Or(b.At.Compare(a.At), cmp.Compare(b.Person.URN, a.Person.URN))
+	})
+	return es[k%l.perPost]
+}
+
+type scenario struct {
+	name string
+	page int
+}
+
+type result struct {
+	name      string
+	latencies []time.Duration
+}
+
+// measure times warmup+n sequential calls for the scenario's page and keeps
+// the last n. The first and the last answer must be the full page the
+// layout puts there, with the right total; the check is not timed.
+func measure(ctx context.Context, st *store.Store, topicID string, l layout, sc scenario, pageSize, warmup, n int) (result, error) {
+	res := result{name: sc.name, latencies: make([]time.Duration, 0, n)}
+	total := l.posts * l.perPost
+	for i := range warmup + n {
+		start := time.Now()
+		page, count, err := st.TopicEngagers(ctx, topicID, sc.page, pageSize)
+		took := time.Since(start)
+		if err != nil {
+			return result{}, err
+		}
+		if i == 0 || i == warmup+n-1 {
+			if err := checkPage(l, page, count, (sc.page-1)*pageSize, min(pageSize, total-(sc.page-1)*pageSize)); err != nil {
+				return result{}, err
+			}
+		}
+		if i >= warmup {
+			res.latencies = append(res.latencies, took)
+		}
+	}
+	return res, nil
+}
+
+func checkPage(l layout, page []store.Engagement, total int64, skip, want int) error {
+	if total != int64(l.posts*l.perPost) {
+		return fmt.Errorf("total %d, want %d", total, l.posts*l.perPost)
+	}
+	if len(page) != want {
+		return fmt.Errorf("page has %d engagers, want %d", len(page), want)
+	}
+	for i, e := range page {
+		w := l.engager(skip + i)
+		if e.Person.URN != w.Person.URN || e.PostURN != w.PostURN || e.Type != w.Type || !e.CreatedAt.Equal(w.At) {
+			return fmt.Errorf("engager %d is %s (%s on %s at %s), want %s (%s on %s at %s)", skip+i,
+				e.Person.URN, e.Type, e.PostURN, e.CreatedAt, w.Person.URN, w.Type, w.PostURN, w.At)
+		}
+	}
+	return nil
+}
+
+func printTable(out io.Writer, rows []result) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tcalls\tp50\tp95\tp99\tmax\tp95 <= 20 ms\t")
+	for _, r := range rows {
+		l := slices.Clone(r.latencies)
+		slices.Sort(l)
+		ok := "yes"
+		if percentile(l, 95) > 20*time.Millisecond {
+			ok = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.name, len(l),
+			ms(percentile(l, 50)), ms(percentile(l, 95)), ms(percentile(l, 99)), ms(l[len(l)-1]), ok)
+	}
+	tw.Flush()
+}
+
+// percentile of sorted latencies, nearest rank.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	i := (len(sorted)*p + 99) / 100
+	return sorted[max(i-1, 0)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
