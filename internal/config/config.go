@@ -44,6 +44,8 @@ type Config struct {
 	CreditsEnterprise int64 `name:"credits-enterprise" default:"25000" help:"Monthly credits of ENTERPRISE accounts (TRAWL_CREDITS_ENTERPRISE)."`
 	CreditsCustom     int64 `name:"credits-custom" default:"100000" help:"Monthly credits of CUSTOM accounts (TRAWL_CREDITS_CUSTOM)."`
 
+	MappingMaxCandidates int `name:"mapping-max-candidates" default:"200000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
+
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
 	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run, topic discovery or post hydration may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"30s" help:"Grace period for in-flight requests and jobs on shutdown (TRAWL_SHUTDOWN_TIMEOUT)."`
@@ -111,6 +113,9 @@ func (c *Config) Validate() error {
 	}
 	if c.TickInterval < time.Second {
 		bad("tick-interval", "must be at least 1s, got %s", c.TickInterval)
+	}
+	if c.MappingMaxCandidates < 1 {
+		bad("mapping-max-candidates", "must be at least 1, got %d", c.MappingMaxCandidates)
 	}
 	if c.SearchRunLease < time.Second {
 		bad("search-run-lease", "must be at least 1s, got %s", c.SearchRunLease)

@@ -90,6 +90,10 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/posts/{post_id}/engagements", "list-topic-post-engagements", "Topics", "Engagements a topic keeps on one of its posts, newest first", topicsRead, alsoErrors(http.StatusNotFound)), s.handlePostEngagements)
 	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/credits-summary", "topic-credits-summary", "Topics", "Credits a topic consumed in a period", topicsRead, alsoErrors(http.StatusNotFound)), s.handleTopicCreditsSummary)
 
+	// Discovery over the engagement data topics collect.
+	huma.Register(api, route(http.MethodPost, "/v1/social/mapping", "social-mapping", "Discovery", "People who engaged with posts about keywords (1 credit per result)",
+		access{permission: auth.PermSocialMappingRead, feature: auth.FeatureSocialMapping}, alsoErrors(http.StatusUnprocessableEntity)), s.handleSocialMapping)
+
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }
 

@@ -42,3 +42,16 @@ func CountryCode(s string) (string, bool) {
 	code, ok := countries()[strings.ToLower(strings.TrimSpace(s))]
 	return code, ok
 }
+
+// CountryName is the English name of an ISO 3166-1 alpha-2 code; the code
+// itself when unknown.
+func CountryName(code string) string {
+	r, err := language.ParseRegion(code)
+	if err != nil {
+		return code
+	}
+	if n := display.English.Regions().Name(r); n != "" {
+		return n
+	}
+	return code
+}

@@ -1,0 +1,219 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// mappingIncludes are the members a social mapping result can carry.
+var mappingIncludes = []string{"first_name", "last_name", "pronet_url", "avatar", "location", "company", "company_domain",
+	"job_title", "followers", "post.text", "post.url", "post.date", "post.likes", "post.comments", "engagement.type"}
+
+// firmographicBody is what social mapping and creator discovery filter on.
+// Each body declares these fields itself: huma validates only a body's own
+// fields, not those of an embedded struct.
+type firmographicBody struct {
+	JobTitles             []string `json:"job_titles,omitempty" doc:"Keep people whose current title contains one of these (case-insensitive)."`
+	JobTitlesExcludes     []string `json:"job_titles_excludes,omitempty"`
+	CompanyDomainIncludes []string `json:"company_domain_includes,omitempty" doc:"A domain matches itself and its subdomains."`
+	CompanyDomainExcludes []string `json:"company_domain_excludes,omitempty"`
+	CompanySizes          []string `json:"company_sizes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	CompanySizesExcludes  []string `json:"company_sizes_excludes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	Industries            []string `json:"industries,omitempty" doc:"Case-insensitive."`
+	IndustriesExcludes    []string `json:"industries_excludes,omitempty"`
+	LocationCountry       []string `json:"location_country,omitempty" doc:"ISO 3166-1 alpha-2 codes or English country names."`
+	LocationExcludes      []string `json:"location_excludes,omitempty"`
+	Followers             []string `json:"followers,omitempty" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
+	Page                  int      `json:"page,omitempty" minimum:"1" doc:"Default 1."`
+	PageSize              int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
+}
+
+func (b firmographicBody) filters(p *problems) mapping.Filters {
+	countries := func(field string, in []string) []string {
+		out := make([]string, 0, len(in))
+		for i, v := range in {
+			code, ok := mapping.CountryCode(v)
+			if !ok {
+				p.add(fmt.Sprintf("%s[%d]", field, i), "%q is not an ISO 3166-1 alpha-2 code or an English country name", v)
+				continue
+			}
+			out = append(out, code)
+		}
+		return out
+	}
+	f := mapping.Filters{
+		JobTitles:          cleanList("body.job_titles", b.JobTitles, p),
+		JobTitlesExcludes:  cleanList("body.job_titles_excludes", b.JobTitlesExcludes, p),
+		DomainIncludes:     cleanList("body.company_domain_includes", b.CompanyDomainIncludes, p),
+		DomainExcludes:     cleanList("body.company_domain_excludes", b.CompanyDomainExcludes, p),
+		CompanySizes:       b.CompanySizes,
+		CompanySizesExcl:   b.CompanySizesExcludes,
+		Industries:         cleanList("body.industries", b.Industries, p),
+		IndustriesExcludes: cleanList("body.industries_excludes", b.IndustriesExcludes, p),
+		Countries:          countries("body.location_country", b.LocationCountry),
+		CountriesExcludes:  countries("body.location_excludes", b.LocationExcludes),
+	}
+	for i, d := range f.DomainIncludes {
+		if !strings.Contains(d, ".") || strings.ContainsAny(d, " /:@") {
+			p.add(fmt.Sprintf("body.company_domain_includes[%d]", i), "%q is not a domain such as acme.com", d)
+		}
+	}
+	for i, d := range f.DomainExcludes {
+		if !strings.Contains(d, ".") || strings.ContainsAny(d, " /:@") {
+			p.add(fmt.Sprintf("body.company_domain_excludes[%d]", i), "%q is not a domain such as acme.com", d)
+		}
+	}
+	for i, raw := range b.Followers {
+		r, err := mapping.ParseRange(raw)
+		if err != nil {
+			p.add(fmt.Sprintf("body.followers[%d]", i), "%s", err.Error())
+			continue
+		}
+		f.Followers = append(f.Followers, r)
+	}
+	return f
+}
+
+// mappingBody is the body of POST /v1/social/mapping.
+type mappingBody struct {
+	EngagedWithKeywords      []string `json:"engaged_with_keywords" minItems:"1" maxItems:"10" doc:"Posts about any of these (whole words or phrases; hashtags count)."`
+	EngagedWithDays          int      `json:"engaged_with_days" minimum:"1" maximum:"30" doc:"Engagements of the last N days."`
+	EngagedWithTopicStrength *int     `json:"engaged_with_topic_strength,omitempty" minimum:"0" maximum:"5" doc:"Keyword mentions a post needs; default 1. 0 also admits posts a topic linked for one of the keywords."`
+	JobTitles                []string `json:"job_titles,omitempty" doc:"Keep people whose current title contains one of these (case-insensitive)."`
+	JobTitlesExcludes        []string `json:"job_titles_excludes,omitempty"`
+	CompanyDomainIncludes    []string `json:"company_domain_includes,omitempty" doc:"A domain matches itself and its subdomains."`
+	CompanyDomainExcludes    []string `json:"company_domain_excludes,omitempty"`
+	CompanySizes             []string `json:"company_sizes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	CompanySizesExcludes     []string `json:"company_sizes_excludes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	Industries               []string `json:"industries,omitempty" doc:"Case-insensitive."`
+	IndustriesExcludes       []string `json:"industries_excludes,omitempty"`
+	LocationCountry          []string `json:"location_country,omitempty" doc:"ISO 3166-1 alpha-2 codes or English country names."`
+	LocationExcludes         []string `json:"location_excludes,omitempty"`
+	Followers                []string `json:"followers,omitempty" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
+	Page                     int      `json:"page,omitempty" minimum:"1" doc:"Default 1."`
+	PageSize                 int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
+	Includes                 []string `json:"includes,omitempty" enum:"first_name,last_name,pronet_url,avatar,location,company,company_domain,job_title,followers,post.text,post.url,post.date,post.likes,post.comments,engagement.type" doc:"Members of each result; default every member."`
+}
+
+type mappingInput struct{ Body mappingBody }
+
+func (b mappingBody) firmographics() firmographicBody {
+	return firmographicBody{JobTitles: b.JobTitles, JobTitlesExcludes: b.JobTitlesExcludes,
+		CompanyDomainIncludes: b.CompanyDomainIncludes, CompanyDomainExcludes: b.CompanyDomainExcludes,
+		CompanySizes: b.CompanySizes, CompanySizesExcludes: b.CompanySizesExcludes, Industries: b.Industries,
+		IndustriesExcludes: b.IndustriesExcludes, LocationCountry: b.LocationCountry, LocationExcludes: b.LocationExcludes,
+		Followers: b.Followers, Page: b.Page, PageSize: b.PageSize}
+}
+
+type mappingPost struct {
+	Text     *string `json:"text,omitempty"`
+	URL      *string `json:"url,omitempty"`
+	Date     *string `json:"date,omitempty"`
+	Likes    *int64  `json:"likes,omitempty"`
+	Comments *int64  `json:"comments,omitempty"`
+}
+
+type mappingEngagement struct {
+	Type string `json:"type" enum:"like,comment"`
+}
+
+// mappingResultOut is one person; members absent from includes are left out.
+type mappingResultOut struct {
+	FirstName     *string            `json:"first_name,omitempty"`
+	LastName      *string            `json:"last_name,omitempty"`
+	PronetURL     *string            `json:"pronet_url,omitempty"`
+	Avatar        *string            `json:"avatar,omitempty"`
+	Location      *string            `json:"location,omitempty"`
+	Company       *string            `json:"company,omitempty"`
+	CompanyDomain *string            `json:"company_domain,omitempty"`
+	JobTitle      *string            `json:"job_title,omitempty"`
+	Followers     *int64             `json:"followers,omitempty"`
+	Post          *mappingPost       `json:"post,omitempty"`
+	Engagement    *mappingEngagement `json:"engagement,omitempty"`
+}
+
+type mappingData struct {
+	Results []mappingResultOut `json:"results"`
+	Page    int                `json:"page"`
+	Total   int64              `json:"total" doc:"Distinct people that qualify."`
+}
+
+func (s *Server) handleSocialMapping(ctx context.Context, in *mappingInput) (*MeteredReply[mappingData], error) {
+	var p problems
+	b := in.Body
+	q := mapping.Query{
+		Keywords: cleanList("body.engaged_with_keywords", b.EngagedWithKeywords, &p),
+		Days:     b.EngagedWithDays,
+		Strength: 1,
+		Filters:  b.firmographics().filters(&p),
+		Page:     cmpOr(b.Page, 1),
+		PageSize: cmpOr(b.PageSize, 10),
+	}
+	if b.EngagedWithTopicStrength != nil {
+		q.Strength = *b.EngagedWithTopicStrength
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	include := func(member string) bool { return len(b.Includes) == 0 || slices.Contains(b.Includes, member) }
+	results, total, err := s.store.SocialMapping(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
+	var broad *store.ErrQueryTooBroad
+	if errors.As(err, &broad) {
+		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad,
+			fmt.Sprintf("The query matches %d engagements, more than the %d one query may weigh.", broad.Engagements, broad.Limit)).
+			WithSuggestion("Narrow it: fewer or more specific keywords, a higher engaged_with_topic_strength, fewer engaged_with_days, or firmographic filters.")
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	spent, err := s.spend(ctx, credits.SocialMapping, int64(len(results)), "social-mapping")
+	if err != nil {
+		return nil, err
+	}
+	out := mappingData{Results: make([]mappingResultOut, 0, len(results)), Page: q.Page, Total: total}
+	for _, r := range results {
+		out.Results = append(out.Results, toMappingResult(r, include))
+	}
+	return &MeteredReply[mappingData]{SpentCredits: spent, Body: Envelope[mappingData]{Message: "Social mapping", Success: true, Data: out}}, nil
+}
+
+func toMappingResult(r store.MappingResult, include func(string) bool) mappingResultOut {
+	var o mappingResultOut
+	str := func(member string, v string) *string {
+		if !include(member) {
+			return nil
+		}
+		return &v
+	}
+	p := r.Person
+	o.FirstName, o.LastName, o.PronetURL, o.Avatar = str("first_name", p.FirstName), str("last_name", p.LastName), str("pronet_url", p.PronetURL), str("avatar", p.Avatar)
+	o.Location, o.Company, o.CompanyDomain, o.JobTitle = str("location", countryName(p.Country)), str("company", p.Company), str("company_domain", p.CompanyDomain), str("job_title", p.JobTitle)
+	if include("followers") {
+		o.Followers = p.Followers
+	}
+	post := mappingPost{Text: str("post.text", r.PostText), URL: str("post.url", r.PostURL), Date: str("post.date", formatTime(r.PostDate))}
+	if include("post.likes") {
+		post.Likes = &r.PostLikes
+	}
+	if include("post.comments") {
+		post.Comments = &r.PostComments
+	}
+	if post != (mappingPost{}) {
+		o.Post = &post
+	}
+	if include("engagement.type") {
+		o.Engagement = &mappingEngagement{Type: r.EngagementType}
+	}
+	return o
+}
+
+// countryName shows a stored country code as its English name.
+func countryName(code string) string { return mapping.CountryName(code) }

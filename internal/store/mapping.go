@@ -1,0 +1,324 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/topic"
+)
+
+// MappingResult is one person of a social mapping answer: their most recent
+// qualifying engagement and the post it was on.
+type MappingResult struct {
+	Person         mapping.Person
+	EngagementType string
+	EngagedAt      time.Time
+	PostURN        string
+	PostText       string
+	PostURL        string
+	PostDate       time.Time
+	PostLikes      int64
+	PostComments   int64
+}
+
+// ErrQueryTooBroad means a query qualifies more engagements than the limit.
+type ErrQueryTooBroad struct {
+	Engagements int64
+	Limit       int
+}
+
+func (e *ErrQueryTooBroad) Error() string {
+	return fmt.Sprintf("store: the query qualifies %d engagements, more than the limit of %d", e.Engagements, e.Limit)
+}
+
+// SocialMapping answers a social mapping query over every post and
+// engagement the deployment's topics collected: the people whose most
+// recent qualifying engagement falls in the window, newest first, one per
+// person, with the exact number of such people. A query that qualifies
+// more than maxCandidates engagements is *ErrQueryTooBroad.
+func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Time, maxCandidates int) ([]MappingResult, int64, error) {
+	posts, err := s.qualifyingPosts(ctx, q, now)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+	}
+	if len(posts) == 0 {
+		return []MappingResult{}, 0, nil
+	}
+	urns, err := json.Marshal(posts)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+	}
+	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
+	var candidates int64
+	if err := s.read.QueryRowContext(ctx,
+		`SELECT COUNT(*) FROM pronet_engagements WHERE post_urn IN (`+s.jsonTextList(1)+`) AND engaged_at >= $2`,
+		string(urns), since).Scan(&candidates); err != nil {
+		return nil, 0, fmt.Errorf("store: social mapping: count: %w", err)
+	}
+	if candidates > int64(maxCandidates) {
+		return nil, 0, &ErrQueryTooBroad{Engagements: candidates, Limit: maxCandidates}
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT e.person_urn, e.post_urn, e.type, e.engaged_at,
+		        p.first_name, p.last_name, p.full_name, p.pronet_url, p.avatar, p.country, p.company, p.company_domain,
+		        p.company_size, p.industry, p.job_title, p.headline, p.followers
+		   FROM pronet_engagements e JOIN pronet_people p ON p.urn = e.person_urn
+		  WHERE e.post_urn IN (`+s.jsonTextList(1)+`) AND e.engaged_at >= $2`,
+		string(urns), since)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: social mapping: engagements: %w", err)
+	}
+	latest := map[string]*MappingResult{}
+	for rows.Next() {
+		var (
+			r         MappingResult
+			engaged   int64
+			headline  string
+			followers sql.NullInt64
+		)
+		p := &r.Person
+		if err := rows.Scan(&p.URN, &r.PostURN, &r.EngagementType, &engaged, &p.FirstName, &p.LastName, &p.FullName,
+			&p.PronetURL, &p.Avatar, &p.Country, &p.Company, &p.CompanyDomain, &p.CompanySize, &p.Industry,
+			&p.JobTitle, &headline, &followers); err != nil {
+			rows.Close()
+			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+		}
+		if followers.Valid {
+			p.Followers = &followers.Int64
+		}
+		if p.JobTitle == "" {
+			p.JobTitle = headline // until the profile is read
+		}
+		r.EngagedAt = fromMS(engaged)
+		if !q.Filters.Match(*p) {
+			continue
+		}
+		if cur, ok := latest[p.URN]; !ok || newerEngagement(r, *cur) {
+			latest[p.URN] = &r
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+	}
+	all := make([]*MappingResult, 0, len(latest))
+	for _, r := range latest {
+		all = append(all, r)
+	}
+	slices.SortFunc(all, func(a, b *MappingResult) int {
+		if c := b.EngagedAt.Compare(a.EngagedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Person.URN, b.Person.URN)
+	})
+	lo := min((q.Page-1)*q.PageSize, len(all))
+	page := make([]MappingResult, 0, q.PageSize)
+	for _, r := range all[lo:min(lo+q.PageSize, len(all))] {
+		page = append(page, *r)
+	}
+	if err := s.fillPosts(ctx, page); err != nil {
+		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+	}
+	return page, int64(len(all)), nil
+}
+
+// newerEngagement orders a person's engagements: the later one, and of two
+// at the same instant the comment, then the lower post id.
+func newerEngagement(a, b MappingResult) bool {
+	if !a.EngagedAt.Equal(b.EngagedAt) {
+		return a.EngagedAt.After(b.EngagedAt)
+	}
+	if a.EngagementType != b.EngagementType {
+		return a.EngagementType == "comment"
+	}
+	return a.PostURN < b.PostURN
+}
+
+// qualifyingPosts are the posts whose text mentions the keywords at least
+// q.MinHits() times, and with strength 0 also those a topic linked for one
+// of the keywords, that have an engagement in the window.
+func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, now time.Time) ([]string, error) {
+	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
+	var rows *sql.Rows
+	var err error
+	active := `EXISTS (SELECT 1 FROM pronet_engagements e WHERE e.post_urn = p.urn AND e.engaged_at >= $2)`
+	if s.dialect == Postgres {
+		rows, err = s.read.QueryContext(ctx,
+			`SELECT p.urn, p.text FROM pronet_posts p WHERE p.text_search @@ `+pgTSQuery(q.Keywords)+` AND `+active,
+			pgKeywordArgs(q.Keywords), since)
+	} else {
+		rows, err = s.read.QueryContext(ctx,
+			`SELECT p.urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
+			  WHERE pronet_posts_fts MATCH $1 AND `+active, ftsMatch(q.Keywords), since)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("match posts: %w", err)
+	}
+	qualified := map[string]bool{}
+	for rows.Next() {
+		var urn, text string
+		if err := rows.Scan(&urn, &text); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if mapping.Hits(text, q.Keywords) >= q.MinHits() {
+			qualified[urn] = true
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if q.Strength == 0 {
+		linked, err := s.postsLinkedFor(ctx, q.Keywords, since)
+		if err != nil {
+			return nil, err
+		}
+		for _, urn := range linked {
+			qualified[urn] = true
+		}
+	}
+	out := make([]string, 0, len(qualified))
+	for urn := range qualified {
+		out = append(out, urn)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// postsLinkedFor are the posts, engaged with since, that a topic with one of
+// the keywords among its own linked.
+func (s *Store) postsLinkedFor(ctx context.Context, keywords []string, since int64) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, definition FROM topics`)
+	if err != nil {
+		return nil, fmt.Errorf("topics: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var (
+			id  string
+			raw []byte
+			d   topic.Definition
+		)
+		if err := rows.Scan(&id, &raw); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if json.Unmarshal(raw, &d) == nil && sharesKeyword(d.Keywords, keywords) {
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	idList, _ := json.Marshal(ids)
+	rows, err = s.read.QueryContext(ctx,
+		`SELECT DISTINCT tp.post_urn FROM topic_posts tp
+		  WHERE CAST(tp.topic_id AS TEXT) IN (`+s.jsonTextList(1)+`)
+		    AND EXISTS (SELECT 1 FROM pronet_engagements e WHERE e.post_urn = tp.post_urn AND e.engaged_at >= $2)`,
+		string(idList), since)
+	if err != nil {
+		return nil, fmt.Errorf("linked posts: %w", err)
+	}
+	return scanStrings(rows, "linked posts")
+}
+
+func sharesKeyword(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if strings.EqualFold(strings.TrimSpace(x), strings.TrimSpace(y)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fillPosts reads the posts of the results.
+func (s *Store) fillPosts(ctx context.Context, rs []MappingResult) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	urns := make([]string, len(rs))
+	for i, r := range rs {
+		urns[i] = r.PostURN
+	}
+	list, _ := json.Marshal(urns)
+	rows, err := s.read.QueryContext(ctx, `SELECT urn, record FROM pronet_posts WHERE urn IN (`+s.jsonTextList(1)+`)`, string(list))
+	if err != nil {
+		return fmt.Errorf("posts: %w", err)
+	}
+	defer rows.Close()
+	type rec struct {
+		Text                string `json:"text"`
+		PostURL             string `json:"postUrl"`
+		PostedDateTimestamp int64  `json:"postedDateTimestamp"`
+		TotalReactionCount  int64  `json:"totalReactionCount"`
+		CommentsCount       int64  `json:"commentsCount"`
+	}
+	byURN := map[string]rec{}
+	for rows.Next() {
+		var (
+			urn string
+			raw []byte
+			r   rec
+		)
+		if err := rows.Scan(&urn, &raw); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("decode post %s: %w", urn, err)
+		}
+		byURN[urn] = r
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range rs {
+		r := byURN[rs[i].PostURN]
+		rs[i].PostText, rs[i].PostURL, rs[i].PostLikes, rs[i].PostComments = r.Text, r.PostURL, r.TotalReactionCount, r.CommentsCount
+		rs[i].PostDate = time.UnixMilli(r.PostedDateTimestamp).UTC()
+	}
+	return nil
+}
+
+// jsonTextList is a subquery listing the strings of the JSON array argument
+// $n, for IN (…).
+func (s *Store) jsonTextList(n int) string {
+	if s.dialect == Postgres {
+		return fmt.Sprintf("SELECT jsonb_array_elements_text($%d::jsonb)", n)
+	}
+	return fmt.Sprintf("SELECT value FROM json_each($%d)", n)
+}
+
+// ftsMatch is an FTS5 query for any of the keywords, each a phrase.
+func ftsMatch(keywords []string) string {
+	parts := make([]string, 0, len(keywords))
+	for _, k := range keywords {
+		parts = append(parts, `"`+strings.ReplaceAll(strings.TrimSpace(k), `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// pgTSQuery ORs a phrase query per keyword, the keywords being the elements
+// of the JSON array $1.
+func pgTSQuery(keywords []string) string {
+	parts := make([]string, len(keywords))
+	for i := range keywords {
+		parts[i] = fmt.Sprintf("phraseto_tsquery('simple', $1::jsonb ->> %d)", i)
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+func pgKeywordArgs(keywords []string) string {
+	raw, _ := json.Marshal(keywords)
+	return string(raw)
+}

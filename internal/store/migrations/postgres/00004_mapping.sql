@@ -1,0 +1,14 @@
+-- +goose Up
+-- Social mapping and creator discovery search the text of collected posts:
+-- a tsvector of the post record's text with a GIN index.
+ALTER TABLE pronet_posts ADD COLUMN text TEXT GENERATED ALWAYS AS (COALESCE(record ->> 'text', '')) STORED;
+ALTER TABLE pronet_posts ADD COLUMN text_search tsvector GENERATED ALWAYS AS (to_tsvector('simple', COALESCE(record ->> 'text', ''))) STORED;
+CREATE INDEX pronet_posts_text_search ON pronet_posts USING GIN (text_search);
+-- A post's engagements in a time window.
+CREATE INDEX pronet_engagements_post_time ON pronet_engagements (post_urn, engaged_at);
+
+-- +goose Down
+DROP INDEX pronet_engagements_post_time;
+DROP INDEX pronet_posts_text_search;
+ALTER TABLE pronet_posts DROP COLUMN text_search;
+ALTER TABLE pronet_posts DROP COLUMN text;
