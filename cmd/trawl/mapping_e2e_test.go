@@ -117,6 +117,36 @@ func TestSocialMappingOverTopicData(t *testing.T) {
 		if none.Total != 0 || spent != 0 {
 			t.Fatalf("no match: %+v, spent %d", none, spent)
 		}
+		// Creators: the authors of the posts about the keyword.
+		r := mustDo(t, c, http.MethodPost, "/v1/discover/creators", map[string]any{"posted_about_keywords": []string{"sales"},
+			"posted_about_days": 7, "page_size": 50}, 200)
+		var creators struct {
+			Results []struct {
+				Name                string   `json:"name"`
+				PronetURL           string   `json:"pronet_url"`
+				Company             string   `json:"company"`
+				AvgLast10Engagement float64  `json:"avg_last_10_engagement"`
+				AvgDaysBetweenPosts *float64 `json:"avg_days_between_posts"`
+				QualifyingPosts     int      `json:"qualifying_posts"`
+			} `json:"results"`
+			Total int64 `json:"total"`
+		}
+		if err := r.Data(&creators); err != nil {
+			t.Fatal(err)
+		}
+		if creators.Total == 0 || r.Header.Get("x-spent-credits") != strconv.Itoa(len(creators.Results)) {
+			t.Fatalf("creators: %+v, spent %s", creators, r.Header.Get("x-spent-credits"))
+		}
+		for i, cr := range creators.Results {
+			if cr.Name == "" || cr.PronetURL == "" || cr.QualifyingPosts < 1 || cr.AvgLast10Engagement < 0 {
+				t.Fatalf("creator = %+v", cr)
+			}
+			if i > 0 && cr.QualifyingPosts > creators.Results[i-1].QualifyingPosts {
+				t.Fatalf("creators not ordered by qualifying posts: %+v", creators.Results)
+			}
+		}
+		mustDo(t, c, http.MethodPost, "/v1/discover/creators", map[string]any{"posted_about_keywords": []string{"sales"}, "posted_about_days": 0}, 400)
+
 		query(map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 31}, 400)
 		query(map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 3, "followers": []string{"10-"}}, 400)
 		query(map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 3, "location_country": []string{"Narnia"}}, 400)

@@ -217,3 +217,99 @@ func toMappingResult(r store.MappingResult, include func(string) bool) mappingRe
 
 // countryName shows a stored country code as its English name.
 func countryName(code string) string { return mapping.CountryName(code) }
+
+// creatorsBody is the body of POST /v1/discover/creators.
+type creatorsBody struct {
+	PostedAboutKeywords      []string `json:"posted_about_keywords" minItems:"1" maxItems:"10" doc:"Authors of posts about any of these (whole words or phrases; hashtags count)."`
+	PostedAboutDays          int      `json:"posted_about_days" minimum:"1" maximum:"30" doc:"Posts published in the last N days."`
+	PostedAboutTopicStrength *int     `json:"posted_about_topic_strength,omitempty" minimum:"0" maximum:"5" doc:"Keyword mentions a post needs; default 1. 0 also admits posts a topic linked for one of the keywords."`
+	JobTitles                []string `json:"job_titles,omitempty" doc:"Keep people whose current title contains one of these (case-insensitive)."`
+	JobTitlesExcludes        []string `json:"job_titles_excludes,omitempty"`
+	CompanyDomainIncludes    []string `json:"company_domain_includes,omitempty" doc:"A domain matches itself and its subdomains."`
+	CompanyDomainExcludes    []string `json:"company_domain_excludes,omitempty"`
+	CompanySizes             []string `json:"company_sizes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	CompanySizesExcludes     []string `json:"company_sizes_excludes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	Industries               []string `json:"industries,omitempty" doc:"Case-insensitive."`
+	IndustriesExcludes       []string `json:"industries_excludes,omitempty"`
+	LocationCountry          []string `json:"location_country,omitempty" doc:"ISO 3166-1 alpha-2 codes or English country names."`
+	LocationExcludes         []string `json:"location_excludes,omitempty"`
+	Followers                []string `json:"followers,omitempty" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
+	Page                     int      `json:"page,omitempty" minimum:"1" doc:"Default 1."`
+	PageSize                 int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
+}
+
+type creatorsInput struct{ Body creatorsBody }
+
+func (b creatorsBody) firmographics() firmographicBody {
+	return firmographicBody{JobTitles: b.JobTitles, JobTitlesExcludes: b.JobTitlesExcludes,
+		CompanyDomainIncludes: b.CompanyDomainIncludes, CompanyDomainExcludes: b.CompanyDomainExcludes,
+		CompanySizes: b.CompanySizes, CompanySizesExcludes: b.CompanySizesExcludes, Industries: b.Industries,
+		IndustriesExcludes: b.IndustriesExcludes, LocationCountry: b.LocationCountry, LocationExcludes: b.LocationExcludes,
+		Followers: b.Followers, Page: b.Page, PageSize: b.PageSize}
+}
+
+type creatorOut struct {
+	Name                string   `json:"name"`
+	PronetURL           string   `json:"pronet_url"`
+	Avatar              string   `json:"avatar"`
+	Location            string   `json:"location"`
+	Company             string   `json:"company"`
+	CompanyDomain       string   `json:"company_domain"`
+	JobTitle            string   `json:"job_title"`
+	CompanySize         string   `json:"company_size"`
+	CompanyIndustry     string   `json:"company_industry"`
+	CompanyLogo         string   `json:"company_logo"`
+	Followers           *int64   `json:"followers"`
+	AvgLast10Engagement float64  `json:"avg_last_10_engagement" doc:"Mean reactions + comments over their 10 most recent known posts."`
+	AvgDaysBetweenPosts *float64 `json:"avg_days_between_posts" doc:"Mean days between those posts; null with fewer than 2."`
+	QualifyingPosts     int      `json:"qualifying_posts" doc:"Their posts about the keywords within the window."`
+}
+
+type creatorsData struct {
+	Results []creatorOut `json:"results"`
+	Page    int          `json:"page"`
+	Total   int64        `json:"total" doc:"Distinct authors that qualify."`
+}
+
+func (s *Server) handleDiscoverCreators(ctx context.Context, in *creatorsInput) (*MeteredReply[creatorsData], error) {
+	var p problems
+	b := in.Body
+	q := mapping.Query{
+		Keywords: cleanList("body.posted_about_keywords", b.PostedAboutKeywords, &p),
+		Days:     b.PostedAboutDays,
+		Strength: 1,
+		Filters:  b.firmographics().filters(&p),
+		Page:     cmpOr(b.Page, 1),
+		PageSize: cmpOr(b.PageSize, 10),
+	}
+	if b.PostedAboutTopicStrength != nil {
+		q.Strength = *b.PostedAboutTopicStrength
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	results, total, err := s.store.DiscoverCreators(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
+	var broad *store.ErrQueryTooBroad
+	if errors.As(err, &broad) {
+		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad,
+			fmt.Sprintf("The query matches %d authors, more than the %d one query may weigh.", broad.Engagements, broad.Limit)).
+			WithSuggestion("Narrow it: fewer or more specific keywords, a higher posted_about_topic_strength, fewer posted_about_days, or firmographic filters.")
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	spent, err := s.spend(ctx, credits.DiscoverCreators, int64(len(results)), "discover-creators")
+	if err != nil {
+		return nil, err
+	}
+	out := creatorsData{Results: make([]creatorOut, 0, len(results)), Page: q.Page, Total: total}
+	for _, c := range results {
+		pp := c.Person
+		out.Results = append(out.Results, creatorOut{Name: cmpOr(pp.FullName, strings.TrimSpace(pp.FirstName+" "+pp.LastName)),
+			PronetURL: pp.PronetURL, Avatar: pp.Avatar, Location: countryName(pp.Country), Company: pp.Company,
+			CompanyDomain: pp.CompanyDomain, JobTitle: pp.JobTitle, CompanySize: pp.CompanySize, CompanyIndustry: pp.Industry,
+			Followers: pp.Followers, AvgLast10Engagement: c.AvgEngagement, AvgDaysBetweenPosts: c.AvgDaysBetween,
+			QualifyingPosts: c.QualifyingPosts})
+	}
+	return &MeteredReply[creatorsData]{SpentCredits: spent, Body: Envelope[creatorsData]{Message: "Creators", Success: true, Data: out}}, nil
+}

@@ -93,6 +93,8 @@ func (s *Server) routes() {
 	// Discovery over the engagement data topics collect.
 	huma.Register(api, route(http.MethodPost, "/v1/social/mapping", "social-mapping", "Discovery", "People who engaged with posts about keywords (1 credit per result)",
 		access{permission: auth.PermSocialMappingRead, feature: auth.FeatureSocialMapping}, alsoErrors(http.StatusUnprocessableEntity)), s.handleSocialMapping)
+	huma.Register(api, route(http.MethodPost, "/v1/discover/creators", "discover-creators", "Discovery", "People who posted about keywords (1 credit per result)",
+		withKey(auth.PermDiscoverCreators), alsoErrors(http.StatusUnprocessableEntity)), s.handleDiscoverCreators)
 
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }

@@ -322,3 +322,216 @@ func pgKeywordArgs(keywords []string) string {
 	raw, _ := json.Marshal(keywords)
 	return string(raw)
 }
+
+// Creator is one author of a creator discovery answer.
+type Creator struct {
+	Person          mapping.Person
+	QualifyingPosts int
+	AvgEngagement   float64  // reactions + comments over their 10 most recent known posts
+	AvgDaysBetween  *float64 // between those posts; nil with fewer than 2
+}
+
+// DiscoverCreators answers a creator query: the members who wrote pool
+// posts about the keywords within the window, filtered on the author,
+// ordered by qualifying posts, then average engagement.
+func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.Time, maxCandidates int) ([]Creator, int64, error) {
+	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
+	byAuthor := map[string]int{}
+	var rows *sql.Rows
+	var err error
+	if s.dialect == Postgres {
+		rows, err = s.read.QueryContext(ctx,
+			`SELECT p.urn, p.author_urn, p.text FROM pronet_posts p
+			  WHERE p.text_search @@ `+pgTSQuery(q.Keywords)+` AND p.posted_at >= $2 AND p.author_urn <> ''`,
+			pgKeywordArgs(q.Keywords), since)
+	} else {
+		rows, err = s.read.QueryContext(ctx,
+			`SELECT p.urn, p.author_urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
+			  WHERE pronet_posts_fts MATCH $1 AND p.posted_at >= $2 AND p.author_urn <> ''`, ftsMatch(q.Keywords), since)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+	}
+	counted := map[string]bool{}
+	for rows.Next() {
+		var urn, author, text string
+		if err := rows.Scan(&urn, &author, &text); err != nil {
+			rows.Close()
+			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+		}
+		if mapping.Hits(text, q.Keywords) >= q.MinHits() {
+			byAuthor[author]++
+			counted[urn] = true
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+	}
+	if q.Strength == 0 {
+		if err := s.addLinkedPostAuthors(ctx, q.Keywords, since, counted, byAuthor); err != nil {
+			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+		}
+	}
+	if len(byAuthor) > maxCandidates {
+		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(byAuthor)), Limit: maxCandidates}
+	}
+	authors := make([]string, 0, len(byAuthor))
+	for a := range byAuthor {
+		authors = append(authors, a)
+	}
+	people, err := s.people(ctx, authors)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+	}
+	var kept []string
+	for _, p := range people {
+		if q.Filters.Match(p) {
+			kept = append(kept, p.URN)
+		}
+	}
+	stats, err := s.authorStats(ctx, kept)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+	}
+	all := make([]Creator, 0, len(kept))
+	for _, urn := range kept {
+		c := stats[urn]
+		c.Person, c.QualifyingPosts = people[urn], byAuthor[urn]
+		all = append(all, c)
+	}
+	slices.SortFunc(all, func(a, b Creator) int {
+		if c := cmp.Compare(b.QualifyingPosts, a.QualifyingPosts); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.AvgEngagement, a.AvgEngagement); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Person.URN, b.Person.URN)
+	})
+	lo := min((q.Page-1)*q.PageSize, len(all))
+	return all[lo:min(lo+q.PageSize, len(all))], int64(len(all)), nil
+}
+
+// addLinkedPostAuthors counts, for strength 0, the posts within the window
+// that a topic linked for one of the keywords, once each.
+func (s *Store) addLinkedPostAuthors(ctx context.Context, keywords []string, since int64, counted map[string]bool, byAuthor map[string]int) error {
+	linked, err := s.postsLinkedFor(ctx, keywords, 0)
+	if err != nil || len(linked) == 0 {
+		return err
+	}
+	list, _ := json.Marshal(linked)
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT urn, author_urn FROM pronet_posts WHERE urn IN (`+s.jsonTextList(1)+`) AND posted_at >= $2 AND author_urn <> ''`,
+		string(list), since)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var urn, author string
+		if err := rows.Scan(&urn, &author); err != nil {
+			return err
+		}
+		if !counted[urn] {
+			counted[urn] = true
+			byAuthor[author]++
+		}
+	}
+	return rows.Err()
+}
+
+// people reads the collected people of the urns.
+func (s *Store) people(ctx context.Context, urns []string) (map[string]mapping.Person, error) {
+	out := map[string]mapping.Person{}
+	if len(urns) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(urns)
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT urn, first_name, last_name, full_name, pronet_url, avatar, country, company, company_domain, company_size,
+		        industry, job_title, headline, followers
+		   FROM pronet_people WHERE urn IN (`+s.jsonTextList(1)+`)`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("people: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			p         mapping.Person
+			headline  string
+			followers sql.NullInt64
+		)
+		if err := rows.Scan(&p.URN, &p.FirstName, &p.LastName, &p.FullName, &p.PronetURL, &p.Avatar, &p.Country, &p.Company,
+			&p.CompanyDomain, &p.CompanySize, &p.Industry, &p.JobTitle, &headline, &followers); err != nil {
+			return nil, err
+		}
+		if followers.Valid {
+			p.Followers = &followers.Int64
+		}
+		if p.JobTitle == "" {
+			p.JobTitle = headline
+		}
+		out[p.URN] = p
+	}
+	return out, rows.Err()
+}
+
+// authorStats computes each author's average engagement and days between
+// posts over their 10 most recent known posts.
+func (s *Store) authorStats(ctx context.Context, authors []string) (map[string]Creator, error) {
+	out := map[string]Creator{}
+	if len(authors) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(authors)
+	engagement := `COALESCE(json_extract(record, '$.totalReactionCount'), 0) + COALESCE(json_extract(record, '$.commentsCount'), 0)`
+	if s.dialect == Postgres {
+		engagement = `COALESCE((record ->> 'totalReactionCount')::bigint, 0) + COALESCE((record ->> 'commentsCount')::bigint, 0)`
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT author_urn, posted_at, engagement FROM (
+		   SELECT author_urn, posted_at, `+engagement+` AS engagement,
+		          ROW_NUMBER() OVER (PARTITION BY author_urn ORDER BY posted_at DESC, urn DESC) AS rn
+		     FROM pronet_posts WHERE author_urn IN (`+s.jsonTextList(1)+`)) recent
+		  WHERE rn <= 10 ORDER BY author_urn, posted_at DESC`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("author stats: %w", err)
+	}
+	defer rows.Close()
+	type acc struct {
+		n            int
+		sum          int64
+		newest, last int64
+	}
+	accs := map[string]*acc{}
+	for rows.Next() {
+		var (
+			author       string
+			posted, engs int64
+		)
+		if err := rows.Scan(&author, &posted, &engs); err != nil {
+			return nil, err
+		}
+		a := accs[author]
+		if a == nil {
+			a = &acc{newest: posted}
+			accs[author] = a
+		}
+		a.n++
+		a.sum += engs
+		a.last = posted
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for author, a := range accs {
+		c := Creator{AvgEngagement: float64(a.sum) / float64(a.n)}
+		if a.n >= 2 {
+			days := float64(a.newest-a.last) / float64(24*time.Hour/time.Millisecond) / float64(a.n-1)
+			c.AvgDaysBetween = &days
+		}
+		out[author] = c
+	}
+	return out, nil
+}

@@ -235,6 +235,15 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		if err != nil {
 			return fmt.Errorf("store posts: %w", err)
 		}
+		var authors []topic.Engager
+		for _, p := range run.Posts {
+			if p.Author.URN != "" {
+				authors = append(authors, p.Author)
+			}
+		}
+		if err := s.upsertPeople(ctx, tx.SQL, uniqueEngagers(authors), run.At); err != nil {
+			return err
+		}
 		// Link those the topic does not have yet.
 		var linked []string
 		err = batchInsert(ctx, tx.SQL, s.dialect,
@@ -339,28 +348,11 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			}
 			return err
 		}
-		// Rows are locked in key order, so that concurrent hydrations sharing
-		// engagers cannot deadlock on PostgreSQL.
-		people := uniquePeople(h.Found)
-		slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
-		err := batchInsert(ctx, tx, s.dialect,
-			`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
-			`ON CONFLICT (urn) DO UPDATE SET
-			     headline = CASE WHEN excluded.headline <> '' THEN excluded.headline ELSE pronet_people.headline END,
-			     profile_due_at = CASE WHEN pronet_people.profile_due_at IS NULL
-			                            AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`
-			                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END`,
-			10, len(people),
-			func(i int) []any {
-				p := people[i]
-				first, last := splitName(p.FullName)
-				return []any{p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, at, at}
-			}, nil)
-		if err != nil {
-			return fmt.Errorf("store people: %w", err)
+		if err := s.upsertPeople(ctx, tx, uniquePeople(h.Found), h.At); err != nil {
+			return err
 		}
 		var newEngagements int
-		err = batchInsert(ctx, tx, s.dialect,
+		err := batchInsert(ctx, tx, s.dialect,
 			`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `,
 			`ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING id`, 10, len(h.Found),
 			func(i int) []any {
@@ -445,6 +437,31 @@ func contention(err error) error {
 		return fmt.Errorf("%w: %w", topic.ErrContention, err)
 	}
 	return err
+}
+
+// upsertPeople stores people seen engaging or posting: new ones get their
+// profile read at once, known ones again when it is older than
+// topic.ProfileRefresh. Rows are locked in key order, so that concurrent
+// transactions sharing people cannot deadlock on PostgreSQL.
+func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Engager, at time.Time) error {
+	slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
+	err := batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
+		`ON CONFLICT (urn) DO UPDATE SET
+		     headline = CASE WHEN excluded.headline <> '' THEN excluded.headline ELSE pronet_people.headline END,
+		     profile_due_at = CASE WHEN pronet_people.profile_due_at IS NULL
+		                            AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`
+		                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END`,
+		10, len(people),
+		func(i int) []any {
+			p := people[i]
+			first, last := splitName(p.FullName)
+			return []any{p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, ms(at), ms(at)}
+		}, nil)
+	if err != nil {
+		return fmt.Errorf("store people: %w", err)
+	}
+	return nil
 }
 
 // profileRefreshMS is topic.ProfileRefresh in the stored unit, for SQL.
@@ -683,12 +700,20 @@ func (s *Store) RecordProfileFailure(ctx context.Context, urn string, at time.Ti
 }
 
 func uniquePeople(found []topic.Found) []topic.Engager {
-	seen := make(map[string]bool, len(found))
+	people := make([]topic.Engager, len(found))
+	for i, f := range found {
+		people[i] = f.Person
+	}
+	return uniqueEngagers(people)
+}
+
+func uniqueEngagers(people []topic.Engager) []topic.Engager {
+	seen := make(map[string]bool, len(people))
 	var out []topic.Engager
-	for _, f := range found {
-		if !seen[f.Person.URN] {
-			seen[f.Person.URN] = true
-			out = append(out, f.Person)
+	for _, p := range people {
+		if !seen[p.URN] {
+			seen[p.URN] = true
+			out = append(out, p)
 		}
 	}
 	return out

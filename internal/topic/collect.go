@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
@@ -50,6 +51,8 @@ type Post struct {
 	URN      string
 	PostedAt time.Time
 	Record   json.RawMessage
+	// Author is the member who wrote it; zero for a company page's post.
+	Author Engager
 }
 
 // DiscoveryRun is what one discovery hands to the store.
@@ -231,13 +234,26 @@ func (c *Collector) search(ctx context.Context, d Definition) ([]Post, error) {
 			if err != nil {
 				return nil, fmt.Errorf("encode post %s: %w", urn, err)
 			}
-			posts = append(posts, Post{URN: urn, PostedAt: postedAt(rec), Record: raw})
+			posts = append(posts, Post{URN: urn, PostedAt: postedAt(rec), Record: raw, Author: author(rec.Author)})
 		}
 		if page >= res.TotalPage || len(res.Items) == 0 {
 			break
 		}
 	}
 	return posts, nil
+}
+
+// author is a post's author as a person; zero unless a member (/in/) wrote it.
+func author(a pronet.PostAuthor) Engager {
+	if a.URN == "" || !strings.Contains(a.URL, "/in/") {
+		return Engager{}
+	}
+	var avatar string
+	if len(a.ProfilePictures) > 0 {
+		avatar = a.ProfilePictures[len(a.ProfilePictures)-1].URL
+	}
+	return Engager{URN: a.URN, Username: a.Username, FullName: strings.TrimSpace(a.FirstName + " " + a.LastName),
+		Headline: a.Headline, ProfileURL: a.URL, Avatar: avatar}
 }
 
 func postedAt(p pronet.Post) time.Time {

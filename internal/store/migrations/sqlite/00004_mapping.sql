@@ -20,11 +20,16 @@ CREATE TRIGGER pronet_posts_fts_delete AFTER DELETE ON pronet_posts BEGIN
     INSERT INTO pronet_posts_fts (pronet_posts_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
 END;
 -- +goose StatementEnd
+-- Creator discovery groups posts by author.
+ALTER TABLE pronet_posts ADD COLUMN author_urn TEXT GENERATED ALWAYS AS (COALESCE(json_extract(record, '$.author.urn'), '')) VIRTUAL;
+CREATE INDEX pronet_posts_author ON pronet_posts (author_urn, posted_at);
 -- A post's engagements in a time window.
 CREATE INDEX pronet_engagements_post_time ON pronet_engagements (post_urn, engaged_at);
 
 -- +goose Down
 DROP INDEX pronet_engagements_post_time;
+DROP INDEX pronet_posts_author;
+ALTER TABLE pronet_posts DROP COLUMN author_urn;
 DROP TRIGGER pronet_posts_fts_delete;
 DROP TRIGGER pronet_posts_fts_update;
 DROP TRIGGER pronet_posts_fts_insert;
