@@ -23,7 +23,7 @@ type topicBody struct {
 	JobTitles   []string `json:"job_titles,omitempty" doc:"Keep only engagers whose title contains one of these (case-insensitive); empty keeps everyone."`
 	TimeFrame   string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,PAST-24H,PAST-WEEK,PAST-MONTH" doc:"Age of the posts a discovery links; default past-week."`
 	MaxResults  int      `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Posts linked per discovery run, 10-100; default 50."`
-	ContentType string   `json:"content_type,omitempty" enum:"posts,videos,photos,liveVideos,collaborativeArticles,documents" doc:"Kind of posts; default every kind."`
+	ContentType string   `json:"content_type,omitempty" enum:"posts,videos,photos,liveVideos,collaborativeArticles,documents,livevideos,collaborativearticles" doc:"Kind of posts; default every kind."`
 	SortBy      string   `json:"sort_by,omitempty" enum:"date_posted,relevance,DATE_POSTED,RELEVANCE" doc:"Default date_posted."`
 }
 
@@ -37,7 +37,7 @@ func (b topicBody) definition() (topic.Definition, error) {
 		JobTitles:   cleanList("body.job_titles", b.JobTitles, &p),
 		TimeFrame:   cmpOr(strings.ToLower(b.TimeFrame), topic.DefaultTimeFrame),
 		MaxResults:  cmpOr(b.MaxResults, topic.DefaultMaxResults),
-		ContentType: b.ContentType,
+		ContentType: canonicalContentType(b.ContentType),
 		SortBy:      cmpOr(strings.ToLower(b.SortBy), topic.DefaultSortBy),
 	}
 	if n := len(b.Keywords) + len(b.KeywordsAnd) + len(b.KeywordsNot); n > topic.MaxKeywords {
@@ -47,6 +47,17 @@ func (b topicBody) definition() (topic.Definition, error) {
 		return topic.Definition{}, err
 	}
 	return d, nil
+}
+
+// canonicalContentType spells a content_type the spec's way (the schema
+// also accepts it in lower case).
+func canonicalContentType(s string) string {
+	for _, v := range topic.ContentTypes() {
+		if strings.EqualFold(s, v) {
+			return v
+		}
+	}
+	return s
 }
 
 func cmpOr[T comparable](v, def T) T {

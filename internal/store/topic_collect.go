@@ -192,8 +192,11 @@ func (s *Store) PostSchedule(ctx context.Context, urn string) (topic.PostSchedul
 // and paid for (each post once per account), new posts get their first
 // hydration enqueued, the topic's engagements on posts it newly shares with
 // other topics are linked, and the topic's run fields are set. An account
-// whose credits cannot pay leaves everything as it was
-// (credits.ErrInsufficient). A topic that is no longer active stores nothing.
+// whose credits cannot pay for the posts leaves everything as it was
+// (credits.ErrInsufficient); one that can pay for the posts but not for the
+// engagements other topics collected on them links the posts, and the topic
+// waits for credits for the engagements (as after a hydration). A topic that
+// is no longer active stores nothing.
 func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topic.DiscoveryOutcome, error) {
 	var out topic.DiscoveryOutcome
 	err := s.inJobTx(ctx, func(tx JobTx) error {
@@ -212,11 +215,15 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		at := ms(run.At)
 		hydrateAt := ms(s.firstRunAt(run.At, run.HydrateLease))
 		slices.SortFunc(run.Posts, func(a, b topic.Post) int { return strings.Compare(a.URN, b.URN) })
-		// Store the posts; the ones new to the service start their hydration.
+		// Store the posts; the ones not hydrated yet start their hydration,
+		// which links them to every topic then linking them. (Not "first
+		// seen now": another discovery of the same millisecond may have
+		// stored a post, and its hydration may be over.)
 		var fresh []string
+		newPosts := 0
 		err = batchInsert(ctx, tx.SQL, s.dialect,
 			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, hydrate_stage, next_hydrate_at) VALUES `,
-			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at`, 7, len(run.Posts),
+			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at, last_hydrated_at`, 7, len(run.Posts),
 			func(i int) []any {
 				p := run.Posts[i]
 				return []any{p.URN, ms(p.PostedAt), string(p.Record), at, at, string(run.Interval), hydrateAt}
@@ -224,10 +231,14 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 			func(rows *sql.Rows) error {
 				var urn string
 				var seen int64
-				if err := rows.Scan(&urn, &seen); err != nil {
+				var hydrated sql.NullInt64
+				if err := rows.Scan(&urn, &seen, &hydrated); err != nil {
 					return err
 				}
 				if seen == at {
+					newPosts++
+				}
+				if !hydrated.Valid {
 					fresh = append(fresh, urn)
 				}
 				return nil
@@ -292,6 +303,14 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 				continue
 			}
 			n, err := s.syncTopicPost(ctx, tx.SQL, t, urn, run.At, run.Allocation)
+			if errors.Is(err, credits.ErrInsufficient) {
+				// The posts are paid for; their engagements wait for
+				// credits, as those of a hydration do.
+				if err := s.blockTopic(ctx, tx.SQL, t.ID, run.At); err != nil {
+					return err
+				}
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -302,7 +321,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 				return err
 			}
 		}
-		out.NewPosts, out.Linked = len(fresh), len(linked)
+		out.NewPosts, out.Linked = newPosts, len(linked)
 		return nil
 	})
 	if err != nil {
@@ -478,8 +497,9 @@ func (s *Store) blockTopic(ctx context.Context, tx *sql.Tx, id string, at time.T
 }
 
 // ResyncTopic implements topic.Repository: a topic that waited for credits
-// links what its posts collected meanwhile. It stays blocked while the
-// account still cannot pay.
+// links what its posts collected meanwhile, each post's engagements as soon
+// as the account can pay for them. It stays blocked while the account still
+// cannot pay for every post.
 func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, allocation int64) (int, error) {
 	var linked int
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -501,19 +521,26 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 		if err != nil {
 			return err
 		}
+		// Post by post: what the balance can pay for is linked, even when
+		// the whole backlog is more than a month's allocation.
+		waiting := false
 		for _, urn := range urns {
 			n, err := s.syncTopicPost(ctx, tx, t, urn, at, allocation)
+			if errors.Is(err, credits.ErrInsufficient) {
+				waiting = true
+				continue
+			}
 			if err != nil {
 				return err
 			}
 			linked += n
 		}
+		if waiting {
+			return nil
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE topics SET credits_blocked_at = NULL, last_error = NULL WHERE id = $1`, t.ID)
 		return err
 	})
-	if errors.Is(err, credits.ErrInsufficient) {
-		return 0, nil
-	}
 	if err != nil {
 		return 0, fmt.Errorf("store: resync topic %s: %w", topicID, err)
 	}
