@@ -437,6 +437,11 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			if err != nil {
 				return err
 			}
+			// A failure of this post's earlier hydration no longer stands.
+			if _, err := tx.ExecContext(ctx, `UPDATE topics SET last_error = NULL WHERE id = $1 AND last_error LIKE $2`,
+				t.ID, "post "+h.PostURN+":%"); err != nil {
+				return fmt.Errorf("clear topic error: %w", err)
+			}
 			out.Linked += n
 		}
 		return nil
