@@ -61,14 +61,16 @@ func (b firmographicBody) filters(p *problems) mapping.Filters {
 		Countries:          countries("body.location_country", b.LocationCountry),
 		CountriesExcludes:  countries("body.location_excludes", b.LocationExcludes),
 	}
-	for i, d := range f.DomainIncludes {
-		if !strings.Contains(d, ".") || strings.ContainsAny(d, " /:@") {
-			p.add(fmt.Sprintf("body.company_domain_includes[%d]", i), "%q is not a domain such as acme.com", d)
-		}
-	}
-	for i, d := range f.DomainExcludes {
-		if !strings.Contains(d, ".") || strings.ContainsAny(d, " /:@") {
-			p.add(fmt.Sprintf("body.company_domain_excludes[%d]", i), "%q is not a domain such as acme.com", d)
+	// Indexes are the body's: cleanList has already reported (and dropped) empty items.
+	for _, l := range []struct {
+		field string
+		list  []string
+	}{{"body.company_domain_includes", b.CompanyDomainIncludes}, {"body.company_domain_excludes", b.CompanyDomainExcludes}} {
+		for i, d := range l.list {
+			d = strings.TrimSpace(d)
+			if d != "" && (!strings.Contains(d, ".") || strings.ContainsAny(d, " /:@")) {
+				p.add(fmt.Sprintf("%s[%d]", l.field, i), "%q is not a domain such as acme.com", d)
+			}
 		}
 	}
 	for i, raw := range b.Followers {

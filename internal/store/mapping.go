@@ -118,9 +118,9 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 		}
 		return cmp.Compare(a.Person.URN, b.Person.URN)
 	})
-	lo := min((q.Page-1)*q.PageSize, len(all))
-	page := make([]MappingResult, 0, q.PageSize)
-	for _, r := range all[lo:min(lo+q.PageSize, len(all))] {
+	lo, hi := pageBounds(q.Page, q.PageSize, len(all))
+	page := make([]MappingResult, 0, hi-lo)
+	for _, r := range all[lo:hi] {
 		page = append(page, *r)
 	}
 	if err := s.fillPosts(ctx, page); err != nil {
@@ -177,7 +177,7 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, now time.T
 		return nil, err
 	}
 	if q.Strength == 0 {
-		linked, err := s.postsLinkedFor(ctx, q.Keywords, since)
+		linked, err := s.postsLinkedFor(ctx, q.Keywords, since, true)
 		if err != nil {
 			return nil, err
 		}
@@ -193,9 +193,10 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, now time.T
 	return out, nil
 }
 
-// postsLinkedFor are the posts, engaged with since, that a topic with one of
-// the keywords among its own linked.
-func (s *Store) postsLinkedFor(ctx context.Context, keywords []string, since int64) ([]string, error) {
+// postsLinkedFor are the posts that a topic with one of the keywords among
+// its own linked: engaged with since (engaged, for mapping) or published
+// since (for creators, whose posts need no engagement).
+func (s *Store) postsLinkedFor(ctx context.Context, keywords []string, since int64, engaged bool) ([]string, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, definition FROM topics`)
 	if err != nil {
 		return nil, fmt.Errorf("topics: %w", err)
@@ -220,10 +221,13 @@ func (s *Store) postsLinkedFor(ctx context.Context, keywords []string, since int
 		return nil, err
 	}
 	idList, _ := json.Marshal(ids)
+	recent := `EXISTS (SELECT 1 FROM pronet_engagements e WHERE e.post_urn = tp.post_urn AND e.engaged_at >= $2)`
+	if !engaged {
+		recent = `EXISTS (SELECT 1 FROM pronet_posts p WHERE p.urn = tp.post_urn AND p.posted_at >= $2)`
+	}
 	rows, err = s.read.QueryContext(ctx,
 		`SELECT DISTINCT tp.post_urn FROM topic_posts tp
-		  WHERE CAST(tp.topic_id AS TEXT) IN (`+s.jsonTextList(1)+`)
-		    AND EXISTS (SELECT 1 FROM pronet_engagements e WHERE e.post_urn = tp.post_urn AND e.engaged_at >= $2)`,
+		  WHERE CAST(tp.topic_id AS TEXT) IN (`+s.jsonTextList(1)+`) AND `+recent,
 		string(idList), since)
 	if err != nil {
 		return nil, fmt.Errorf("linked posts: %w", err)
@@ -409,14 +413,24 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 		}
 		return cmp.Compare(a.Person.URN, b.Person.URN)
 	})
-	lo := min((q.Page-1)*q.PageSize, len(all))
-	return all[lo:min(lo+q.PageSize, len(all))], int64(len(all)), nil
+	lo, hi := pageBounds(q.Page, q.PageSize, len(all))
+	return all[lo:hi], int64(len(all)), nil
+}
+
+// pageBounds are the bounds of page (from 1) of size items among n: empty
+// past the end, however large the page number (no overflow).
+func pageBounds(page, size, n int) (int, int) {
+	if page < 1 || size < 1 || page-1 >= (n+size-1)/size {
+		return n, n
+	}
+	lo := (page - 1) * size
+	return lo, min(lo+size, n)
 }
 
 // addLinkedPostAuthors counts, for strength 0, the posts within the window
 // that a topic linked for one of the keywords, once each.
 func (s *Store) addLinkedPostAuthors(ctx context.Context, keywords []string, since int64, counted map[string]bool, byAuthor map[string]int) error {
-	linked, err := s.postsLinkedFor(ctx, keywords, 0)
+	linked, err := s.postsLinkedFor(ctx, keywords, since, false)
 	if err != nil || len(linked) == 0 {
 		return err
 	}

@@ -1,0 +1,471 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/trawlhq/trawl/client"
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// TestMappingAPI drives POST /v1/social/mapping and POST /v1/discover/creators
+// over HTTP against a pool that a topic collected from the sandbox: every
+// field's validation, the plan and permission gates, includes, credits
+// under concurrency and 422 with nothing charged.
+func TestMappingAPI(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		env := serverEnv(t, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_RATE_LIMIT_CUSTOM": "100000",
+			"TRAWL_RATE_LIMIT_ENTERPRISE": "100000", "TRAWL_RATE_LIMIT_STARTER": "100000"})
+		ts := startServer(t, env)
+		c := ts.Client
+		var tp topicView
+		if err := mustDo(t, c, http.MethodPost, "/v1/topics", map[string]any{"name": "sales", "keywords": []string{"sales"},
+			"time_frame": "past-24h", "max_results": 20}, 201).Data(&tp); err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, ts, "engagers with profiles", func() bool {
+			es, _ := listAll[topicEngagement](t, c, "/v1/topics/"+tp.ID+"/engagements")
+			for _, e := range es {
+				if e.Prospect.Company == "" {
+					return false
+				}
+			}
+			return len(es) >= 10
+		})
+		// Wait for the topic's hydrations to settle: the answers below are
+		// compared with each other.
+		salesAll := map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30, "page_size": 50}
+		var pool mappingAnswer
+		waitUntil(t, ts, "the pool to settle", func() bool {
+			tpNow := getTopic(t, c, tp.ID)
+			var a mappingAnswer
+			if err := mustDo(t, c, http.MethodPost, "/v1/social/mapping", salesAll, 200).Data(&a); err != nil {
+				t.Fatal(err)
+			}
+			settled := a.Total == pool.Total && tpNow.EngagementsCount == tp.EngagementsCount
+			pool, tp = a, tpNow
+			return settled && pool.Total >= 10
+		})
+
+		t.Run("validation", func(t *testing.T) { testMappingValidation(t, c) })
+		t.Run("gates", func(t *testing.T) { testMappingGates(t, ts) })
+		t.Run("includes", func(t *testing.T) { testMappingIncludes(t, c) })
+		t.Run("odd keywords", func(t *testing.T) {
+			for _, kw := range []string{`"sales"`, "c++", "!!!", "NEAR", "sales OR", "-", "*", "sales:", "#sales", "Sales"} {
+				for _, path := range []string{"/v1/social/mapping", "/v1/discover/creators"} {
+					body := map[string]any{"engaged_with_keywords": []string{kw}, "engaged_with_days": 30}
+					if path == "/v1/discover/creators" {
+						body = map[string]any{"posted_about_keywords": []string{kw}, "posted_about_days": 30}
+					}
+					if r := post(t, c, path, body); r.Status != 200 {
+						t.Errorf("%s %q = %d %s", path, kw, r.Status, r.Body)
+					}
+				}
+			}
+		})
+		t.Run("credits under concurrency", func(t *testing.T) { testMappingCreditsConcurrent(t, ts) })
+		t.Run("creators charge per result", func(t *testing.T) {
+			acct := newAccountKey(t, ts, "STARTER", "", "discover:creators:read")
+			r := mustDo(t, acct, http.MethodPost, "/v1/discover/creators", map[string]any{"posted_about_keywords": []string{"sales"},
+				"posted_about_days": 30, "page_size": 50}, 200)
+			var a struct {
+				Results []json.RawMessage `json:"results"`
+				Total   int64             `json:"total"`
+			}
+			if err := r.Data(&a); err != nil {
+				t.Fatal(err)
+			}
+			if a.Total == 0 || spentHeader(r) != int64(len(a.Results)) {
+				t.Fatalf("creators: total %d, %d results, x-spent-credits %q", a.Total, len(a.Results), r.Header.Get("x-spent-credits"))
+			}
+			r = mustDo(t, acct, http.MethodPost, "/v1/discover/creators", map[string]any{"posted_about_keywords": []string{"sales"},
+				"posted_about_days": 30, "page": 1000}, 200)
+			if spentHeader(r) != 0 {
+				t.Fatalf("an empty page: x-spent-credits %q", r.Header.Get("x-spent-credits"))
+			}
+			u := usageOf(t, acct)
+			if u.Credits.ByFeature["discover_creators"] != int64(len(a.Results)) || u.Credits.TotalConsumed != int64(len(a.Results)) {
+				t.Fatalf("usage %+v, want %d for discover_creators", u.Credits, len(a.Results))
+			}
+		})
+
+		// The same data behind a limit of one candidate.
+		ts.stop()
+		env["TRAWL_MAPPING_MAX_CANDIDATES"] = "1"
+		ts = startServer(t, env)
+		t.Run("too broad charges nothing", func(t *testing.T) { testMappingTooBroadAPI(t, ts) })
+	})
+}
+
+// validationCase is a body and the field its 400 must name.
+type validationCase struct {
+	body  string
+	field string
+}
+
+func testMappingValidation(t *testing.T, c *client.Client) {
+	const m = `"engaged_with_keywords": ["sales"], "engaged_with_days": 7`
+	const cr = `"posted_about_keywords": ["sales"], "posted_about_days": 7`
+	// Each firmographic field, as both bodies share them.
+	shared := func(base string) []validationCase {
+		return []validationCase{
+			{`{` + base + `, "job_titles": ["cto", " "]}`, "body.job_titles[1]"},
+			{`{` + base + `, "job_titles": "cto"}`, "body.job_titles"},
+			{`{` + base + `, "job_titles_excludes": [""]}`, "body.job_titles_excludes[0]"},
+			{`{` + base + `, "company_domain_includes": ["acme.com", "acme"]}`, "body.company_domain_includes[1]"},
+			{`{` + base + `, "company_domain_includes": ["https://acme.com/"]}`, "body.company_domain_includes[0]"},
+			{`{` + base + `, "company_domain_excludes": ["acme .com"]}`, "body.company_domain_excludes[0]"},
+			{`{` + base + `, "company_domain_includes": ["", "acme"]}`, "body.company_domain_includes[1]"},
+			{`{` + base + `, "company_domain_excludes": [" ", "acme.com", "acme@com"]}`, "body.company_domain_excludes[2]"},
+			{`{` + base + `, "company_sizes": ["huge"]}`, "body.company_sizes[0]"},
+			{`{` + base + `, "company_sizes": ["1-10", "10-50"]}`, "body.company_sizes[1]"},
+			{`{` + base + `, "company_sizes_excludes": ["10000+"]}`, "body.company_sizes_excludes[0]"},
+			{`{` + base + `, "industries": [""]}`, "body.industries[0]"},
+			{`{` + base + `, "industries_excludes": ["Software", ""]}`, "body.industries_excludes[1]"},
+			{`{` + base + `, "location_country": ["Narnia"]}`, "body.location_country[0]"},
+			{`{` + base + `, "location_country": ["US", "XX"]}`, "body.location_country[1]"},
+			{`{` + base + `, "location_excludes": ["USA", "Atlantis"]}`, "body.location_excludes[1]"},
+			{`{` + base + `, "followers": ["1000-5000", "10-"]}`, "body.followers[1]"},
+			{`{` + base + `, "followers": ["lots"]}`, "body.followers[0]"},
+			{`{` + base + `, "followers": ["5000-1000"]}`, "body.followers[0]"},
+			{`{` + base + `, "followers": ["-5+"]}`, "body.followers[0]"},
+			{`{` + base + `, "followers": [1000]}`, "body.followers[0]"},
+			{`{` + base + `, "page": 0}`, "body.page"},
+			{`{` + base + `, "page": "2"}`, "body.page"},
+			{`{` + base + `, "page_size": 20}`, "body.page_size"},
+			{`{` + base + `, "page_size": 100}`, "body.page_size"},
+			{`{` + base + `, "colour": "red"}`, "body.colour"},
+		}
+	}
+	mappingCases := append(shared(m),
+		validationCase{`{"engaged_with_days": 7}`, "body.engaged_with_keywords"},
+		validationCase{`{"engaged_with_keywords": [], "engaged_with_days": 7}`, "body.engaged_with_keywords"},
+		validationCase{`{"engaged_with_keywords": ["sales", " "], "engaged_with_days": 7}`, "body.engaged_with_keywords[1]"},
+		validationCase{`{"engaged_with_keywords": ["a","b","c","d","e","f","g","h","i","j","k"], "engaged_with_days": 7}`, "body.engaged_with_keywords"},
+		validationCase{`{"engaged_with_keywords": "sales", "engaged_with_days": 7}`, "body.engaged_with_keywords"},
+		validationCase{`{"engaged_with_keywords": ["sales"]}`, "body.engaged_with_days"},
+		validationCase{`{"engaged_with_keywords": ["sales"], "engaged_with_days": 0}`, "body.engaged_with_days"},
+		validationCase{`{"engaged_with_keywords": ["sales"], "engaged_with_days": 31}`, "body.engaged_with_days"},
+		validationCase{`{"engaged_with_keywords": ["sales"], "engaged_with_days": 1.5}`, "body.engaged_with_days"},
+		validationCase{`{` + m + `, "engaged_with_topic_strength": -1}`, "body.engaged_with_topic_strength"},
+		validationCase{`{` + m + `, "engaged_with_topic_strength": 6}`, "body.engaged_with_topic_strength"},
+		validationCase{`{` + m + `, "includes": ["first_name", "email"]}`, "body.includes[1]"},
+		validationCase{`{` + m + `, "includes": ["post"]}`, "body.includes[0]"},
+		validationCase{`{` + m + `, "posted_about_days": 7}`, "body.posted_about_days"},
+	)
+	creatorCases := append(shared(cr),
+		validationCase{`{"posted_about_days": 7}`, "body.posted_about_keywords"},
+		validationCase{`{"posted_about_keywords": [], "posted_about_days": 7}`, "body.posted_about_keywords"},
+		validationCase{`{"posted_about_keywords": [""], "posted_about_days": 7}`, "body.posted_about_keywords[0]"},
+		validationCase{`{"posted_about_keywords": ["sales"]}`, "body.posted_about_days"},
+		validationCase{`{"posted_about_keywords": ["sales"], "posted_about_days": 0}`, "body.posted_about_days"},
+		validationCase{`{"posted_about_keywords": ["sales"], "posted_about_days": 31}`, "body.posted_about_days"},
+		validationCase{`{` + cr + `, "posted_about_topic_strength": -1}`, "body.posted_about_topic_strength"},
+		validationCase{`{` + cr + `, "posted_about_topic_strength": 6}`, "body.posted_about_topic_strength"},
+		validationCase{`{` + cr + `, "includes": ["first_name"]}`, "body.includes"},
+		validationCase{`{` + cr + `, "engaged_with_days": 7}`, "body.engaged_with_days"},
+	)
+	for path, cases := range map[string][]validationCase{"/v1/social/mapping": mappingCases, "/v1/discover/creators": creatorCases} {
+		for _, tc := range cases {
+			r := post(t, c, path, tc.body)
+			e := r.Err()
+			if e == nil || e.Status != 400 || e.Code != "VALIDATION_ERROR" || !e.HasField(tc.field) {
+				t.Errorf("%s %s = %d %s, want 400 naming %s", path, tc.body, r.Status, r.Body, tc.field)
+				continue
+			}
+			if r.Header.Get("x-spent-credits") != "" {
+				t.Errorf("%s %s: a 400 carries x-spent-credits", path, tc.body)
+			}
+		}
+		r := post(t, c, path, `{"engaged_with_keywords": `)
+		if e := r.Err(); e == nil || e.Status != 400 || e.Code != "BAD_REQUEST" {
+			t.Errorf("%s: malformed JSON = %d %s", path, r.Status, r.Body)
+		}
+	}
+	// Every problem is listed at once.
+	r := post(t, c, "/v1/social/mapping", `{"engaged_with_keywords": [""], "engaged_with_days": 7, "followers": ["x"], "location_country": ["Narnia"]}`)
+	if e := r.Err(); e == nil || !e.HasField("body.engaged_with_keywords[0]") || !e.HasField("body.followers[0]") || !e.HasField("body.location_country[0]") {
+		t.Errorf("three problems = %d %s", r.Status, r.Body)
+	}
+	// What is valid: lower-case enums are not the spec's, but names,
+	// codes, ranges with commas and every bucket are.
+	for _, body := range []string{
+		`{` + m + `, "location_country": ["us", "United Kingdom", "germany"], "location_excludes": ["FR"]}`,
+		`{` + m + `, "followers": ["1,000-5,000", "10000+", "0-0"]}`,
+		`{` + m + `, "company_sizes": ["1-10","11-50","51-200","201-500","501-1000","1001-5000","5001-10000","10001+"]}`,
+		`{` + m + `, "page_size": 25, "page": 3, "engaged_with_topic_strength": 0}`,
+		`{` + m + `, "engaged_with_topic_strength": 5, "engaged_with_days": 30}`,
+		`{` + m + `, "company_domain_includes": ["www.acme.com", "eu.acme.co.uk"]}`,
+		// Pages far past the end are empty and cost nothing.
+		`{` + m + `, "page": 1000000000000000000}`,
+		`{` + m + `, "page": 9223372036854775807, "page_size": 50}`,
+	} {
+		if r := post(t, c, "/v1/social/mapping", body); r.Status != 200 || (strings.Contains(body, `000000000`) && spentHeader(r) != 0) {
+			t.Errorf("%s = %d %s", body, r.Status, r.Body)
+		}
+	}
+	for _, body := range []string{
+		`{` + cr + `, "location_country": ["us", "United Kingdom"], "followers": ["1,000-5,000", "10000+"], "posted_about_topic_strength": 0}`,
+		`{` + cr + `, "page": 9223372036854775807, "page_size": 50}`,
+	} {
+		if r := post(t, c, "/v1/discover/creators", body); r.Status != 200 || spentHeader(r) != 0 {
+			t.Errorf("%s = %d %s", body, r.Status, r.Body)
+		}
+	}
+}
+
+func testMappingGates(t *testing.T, ts *testServer) {
+	mappingBody := map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30}
+	creatorsBody := map[string]any{"posted_about_keywords": []string{"sales"}, "posted_about_days": 30}
+	starter := newAccountKey(t, ts, "STARTER", "", "*")
+	if e := post(t, starter, "/v1/social/mapping", mappingBody).Err(); e == nil || e.Status != 403 || e.Code != "PLAN_REQUIRED" {
+		t.Errorf("STARTER mapping = %+v", e)
+	}
+	if r := post(t, starter, "/v1/discover/creators", creatorsBody); r.Status != 200 || spentHeader(r) < 0 {
+		t.Errorf("STARTER creators = %d %.300s", r.Status, r.Body)
+	}
+	for _, plan := range []string{"ENTERPRISE", "CUSTOM"} {
+		ok := newAccountKey(t, ts, plan, "", "social:mapping:read")
+		if r := post(t, ok, "/v1/social/mapping", mappingBody); r.Status != 200 {
+			t.Errorf("%s mapping = %d %.300s", plan, r.Status, r.Body)
+		}
+		if e := post(t, ok, "/v1/discover/creators", creatorsBody).Err(); e == nil || e.Status != 403 || e.Code != "FORBIDDEN" || !e.HasField("header.x-api-key") {
+			t.Errorf("%s creators without discover:creators:read = %+v", plan, e)
+		}
+		creatorsOnly := newAccountKey(t, ts, plan, "", "discover:creators:read,topics:read")
+		if e := post(t, creatorsOnly, "/v1/social/mapping", mappingBody).Err(); e == nil || e.Status != 403 || e.Code != "FORBIDDEN" || !e.HasField("header.x-api-key") {
+			t.Errorf("%s mapping without social:mapping:read = %+v", plan, e)
+		}
+		if r := post(t, creatorsOnly, "/v1/discover/creators", creatorsBody); r.Status != 200 {
+			t.Errorf("%s creators = %d %.300s", plan, r.Status, r.Body)
+		}
+	}
+	if r, _ := ts.Client.WithKey("").Do(t.Context(), http.MethodPost, "/v1/social/mapping", mappingBody); r.Status != 401 {
+		t.Errorf("no key = %d %s", r.Status, r.Body)
+	}
+}
+
+// testMappingIncludes: each member alone, and nothing else, is in every result.
+func testMappingIncludes(t *testing.T, c *client.Client) {
+	members := []string{"first_name", "last_name", "pronet_url", "avatar", "location", "company", "company_domain",
+		"job_title", "followers", "post.text", "post.url", "post.date", "post.likes", "post.comments", "engagement.type"}
+	for _, member := range members {
+		r := mustDo(t, c, http.MethodPost, "/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"sales"},
+			"engaged_with_days": 30, "includes": []string{member}}, 200)
+		var flat struct {
+			Results []map[string]json.RawMessage `json:"results"`
+		}
+		if err := r.Data(&flat); err != nil {
+			t.Fatal(err)
+		}
+		if len(flat.Results) == 0 {
+			t.Fatalf("includes %s: no results", member)
+		}
+		for _, res := range flat.Results {
+			outer, inner, nested := strings.Cut(member, ".")
+			if len(res) != 1 || res[outer] == nil {
+				t.Fatalf("includes %s: result %v", member, keysOf(res))
+			}
+			if nested {
+				var obj map[string]any
+				if err := json.Unmarshal(res[outer], &obj); err != nil || len(obj) != 1 || obj[inner] == nil {
+					t.Fatalf("includes %s: %s = %s", member, outer, res[outer])
+				}
+				if member == "engagement.type" && obj["type"] != "like" && obj["type"] != "comment" {
+					t.Fatalf("engagement.type = %v", obj["type"])
+				}
+			}
+		}
+	}
+	// Omitted: every member.
+	r := mustDo(t, c, http.MethodPost, "/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30}, 200)
+	var all struct {
+		Results []map[string]json.RawMessage `json:"results"`
+	}
+	if err := r.Data(&all); err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range all.Results {
+		var post, eng map[string]any
+		_ = json.Unmarshal(res["post"], &post)
+		_ = json.Unmarshal(res["engagement"], &eng)
+		for _, m := range members {
+			outer, inner, nested := strings.Cut(m, ".")
+			if _, ok := res[outer]; !ok {
+				t.Fatalf("no includes: result lacks %s: %v", outer, keysOf(res))
+			}
+			if nested {
+				holder := post
+				if outer == "engagement" {
+					holder = eng
+				}
+				if _, ok := holder[inner]; !ok {
+					t.Fatalf("no includes: result lacks %s", m)
+				}
+			}
+		}
+	}
+	// Several members, nested ones merged.
+	r = mustDo(t, c, http.MethodPost, "/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30,
+		"includes": []string{"company", "post.url", "post.likes"}}, 200)
+	var some struct {
+		Results []map[string]json.RawMessage `json:"results"`
+	}
+	if err := r.Data(&some); err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range some.Results {
+		var post map[string]any
+		if err := json.Unmarshal(res["post"], &post); err != nil || len(res) != 2 || res["company"] == nil || len(post) != 2 || post["url"] == nil || post["likes"] == nil {
+			t.Fatalf("includes company, post.url, post.likes: %v, post %v", keysOf(res), post)
+		}
+	}
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// testMappingCreditsConcurrent: 20 pages of 10 results at once against a
+// balance of 50 — five are answered, the rest refused, and the ledger holds
+// exactly what the answers said they spent.
+func testMappingCreditsConcurrent(t *testing.T, ts *testServer) {
+	poor := newAccountKey(t, ts, "ENTERPRISE", "50", "social:mapping:read")
+	body := map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30, "page_size": 10}
+	// The bootstrap account checks that the page holds 10 results.
+	var first mappingAnswer
+	if err := mustDo(t, ts.Client, http.MethodPost, "/v1/social/mapping", body, 200).Data(&first); err != nil || len(first.Results) != 10 {
+		t.Fatalf("a page holds %d results (%v)", len(first.Results), err)
+	}
+	const parallel = 20
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		answers []*client.Response
+	)
+	start := make(chan struct{})
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			r, err := poor.Do(t.Context(), http.MethodPost, "/v1/social/mapping", body)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			answers = append(answers, r)
+			mu.Unlock()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	var spent, ok int64
+	for _, r := range answers {
+		switch r.Status {
+		case 200:
+			var a mappingAnswer
+			if err := r.Data(&a); err != nil {
+				t.Fatal(err)
+			}
+			if spentHeader(r) != int64(len(a.Results)) || len(a.Results) != 10 {
+				t.Errorf("200 with %d results spent %q", len(a.Results), r.Header.Get("x-spent-credits"))
+			}
+			spent += spentHeader(r)
+			ok++
+		case 403:
+			if e := r.Err(); e.Code != "INSUFFICIENT_CREDITS" {
+				t.Errorf("403 %s", r.Body)
+			}
+			if r.Header.Get("x-spent-credits") != "" && r.Header.Get("x-spent-credits") != "0" {
+				t.Errorf("a refusal spent %q", r.Header.Get("x-spent-credits"))
+			}
+		default:
+			t.Errorf("unexpected %d %s", r.Status, r.Body)
+		}
+	}
+	u := usageOf(t, poor)
+	if spent > 50 || u.Credits.ByFeature["social_mapping"] != spent || u.Credits.TotalConsumed != spent {
+		t.Fatalf("%d answered spending %d; ledger %+v", ok, spent, u.Credits)
+	}
+	// Each page costs 10 and the balance was 50: exactly five fit.
+	if ok != 5 || spent != 50 {
+		t.Errorf("%d of %d answered, spending %d; want 5 and 50", ok, parallel, spent)
+	}
+	// Out of credits, a page still costs its results, and an empty one nothing.
+	if e := post(t, poor, "/v1/social/mapping", body).Err(); e == nil || e.Code != "INSUFFICIENT_CREDITS" {
+		t.Errorf("after the balance is spent: %+v", e)
+	}
+	r := mustDo(t, poor, http.MethodPost, "/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"sales"},
+		"engaged_with_days": 30, "page": 1000}, 200)
+	if spentHeader(r) != 0 {
+		t.Errorf("an empty page spent %q", r.Header.Get("x-spent-credits"))
+	}
+	if u2 := usageOf(t, poor); u2.Credits.TotalConsumed != spent {
+		t.Errorf("ledger moved to %d", u2.Credits.TotalConsumed)
+	}
+}
+
+func testMappingTooBroadAPI(t *testing.T, ts *testServer) {
+	acct := newAccountKey(t, ts, "ENTERPRISE", "", "*")
+	for _, tc := range []struct {
+		path string
+		body map[string]any
+		what string
+	}{
+		{"/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30}, "engagements"},
+		{"/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30,
+			"location_country": []string{"US"}, "page_size": 50}, "engagements"},
+		{"/v1/discover/creators", map[string]any{"posted_about_keywords": []string{"sales"}, "posted_about_days": 30}, "authors"},
+	} {
+		r := post(t, acct, tc.path, tc.body)
+		e := r.Err()
+		if e == nil || e.Status != 422 || e.Code != "QUERY_TOO_BROAD" || !strings.Contains(e.Message, tc.what) || e.Suggestion == "" {
+			t.Errorf("%s %v = %d %s", tc.path, tc.body, r.Status, r.Body)
+			continue
+		}
+		// The message says how many, and the limit.
+		if fields := strings.Fields(e.Message); !containsNumberAbove(fields, 1) || !strings.Contains(e.Message, " 1 ") {
+			t.Errorf("%s: message %q", tc.path, e.Message)
+		}
+		if r.Header.Get("x-spent-credits") != "" && r.Header.Get("x-spent-credits") != "0" {
+			t.Errorf("%s: 422 spent %q", tc.path, r.Header.Get("x-spent-credits"))
+		}
+	}
+	// Narrow enough: answered.
+	r := post(t, acct, "/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"zzzqqq"}, "engaged_with_days": 30})
+	if r.Status != 200 || spentHeader(r) != 0 {
+		t.Errorf("a query weighing nothing = %d %s", r.Status, r.Body)
+	}
+	if u := usageOf(t, acct); u.Credits.TotalConsumed != 0 || len(nonZero(u.Credits.ByFeature)) != 0 {
+		t.Errorf("422s charged %+v", u.Credits)
+	}
+}
+
+func containsNumberAbove(fields []string, n int64) bool {
+	for _, f := range fields {
+		if v, err := strconv.ParseInt(strings.Trim(f, ".,"), 10, 64); err == nil && v > n {
+			return true
+		}
+	}
+	return false
+}
+
+func nonZero(m map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,757 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/source/pronet"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/store/storetest"
+	"github.com/trawlhq/trawl/internal/topic"
+)
+
+// The mapping fixture: a handful of posts, people and engagements chosen by
+// hand, against which every expectation below was worked out on paper.
+//
+// "Now" is mapNow (T). Posts (author, posted, reactions+comments, text):
+//
+//	P1  C1  T-2d   100+20  "RevOps is eating the world. #revops teams need pipeline hygiene."  revops×2, pipeline hygiene×1
+//	P2  C1  T-1d    50+10  "revops revops revops: our playbook"                                revops×3
+//	P3  C3  T-3d     7+3   "We are hiring account executives"                                  no keyword; topic A (revops) linked it
+//	P4  C2  T-8d    30+0   "Pipeline hygiene for revenue teams; #RevOps"                       revops×1 (hashtag), pipeline hygiene×1
+//	P5  C3  T-4d     1+1   "revopsy unrevops rev-ops; pipeline and hygiene"                    no keyword; topic B (pipeline hygiene) linked it
+//	P6  C2  T-1d-1ms 5+5   "revops hiring"                                                     revops×1, no engagements
+//	P7  C4  T-6d    40+2   "#revops"                                                           revops×1, no engagements
+//	P8  C5  T-2d     9+1   "Big news from our team"                                            no keyword; topic A linked it, no engagements
+//	P9  company T-1d 3+0   "revops at scale"                                                   a company page's post
+//	F1…F10 C1 T-(3+i)d 10i+i "Quarterly update i"                                              topic C (quarterly)
+//
+// Engagements (person, post, type, when):
+//
+//	U1  P1 comment T-1h;  P2 like T-3h
+//	U2  P2 comment T-2h;  P4 like T-30m
+//	U3  P3 like T-10m;    P1 like T-5d
+//	U4  P4 comment T-7d (exactly at a 7-day cutoff)
+//	U5  P1 comment T-7d-1ms (1 ms before it); P5 like T-1h
+//	U6  P2 like T-4h and P2 comment T-4h (the same instant)
+//	U7  P1 like T-6d
+//	U8  P2 comment T-2d (no profile read: title is the headline)
+//	U9  P4 like T-1d;     P1 like T-1d (the same instant on two posts)
+//	U10 P3 comment T-20m; P5 comment T-5m
+//
+// Likes carry no time: they are saved by a hydration at their time (first
+// seen); comments carry theirs.
+var mapNow = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+const (
+	day        = 24 * time.Hour
+	postPrefix = "73000000000000000"
+)
+
+func fxPostURN(key string) string {
+	n := map[string]int{"P1": 1, "P2": 2, "P3": 3, "P4": 4, "P5": 5, "P6": 6, "P7": 7, "P8": 8, "P9": 9}[key]
+	if strings.HasPrefix(key, "F") {
+		i, _ := strconv.Atoi(key[1:])
+		n = 10 + i
+	}
+	return postPrefix + strconv.Itoa(10+n) // 19 digits, P1 < P2 < … < F10
+}
+
+func fxPersonURN(key string) string { return "ACoAAfixture-" + strings.ToLower(key) }
+
+type fxPost struct {
+	key, author, text   string
+	posted              time.Time
+	reactions, comments int
+	topic               string // the topic that linked it: A, B or C
+}
+
+var fxPosts = []fxPost{
+	{"P1", "C1", "RevOps is eating the world. #revops teams need pipeline hygiene.", mapNow.Add(-2 * day), 100, 20, "A"},
+	{"P2", "C1", "revops revops revops: our playbook", mapNow.Add(-1 * day), 50, 10, "A"},
+	{"P3", "C3", "We are hiring account executives", mapNow.Add(-3 * day), 7, 3, "A"},
+	{"P4", "C2", "Pipeline hygiene for revenue teams; #RevOps", mapNow.Add(-8 * day), 30, 0, "B"},
+	{"P5", "C3", "revopsy unrevops rev-ops; pipeline and hygiene", mapNow.Add(-4 * day), 1, 1, "B"},
+	{"P6", "C2", "revops hiring", mapNow.Add(-1*day - time.Millisecond), 5, 5, "A"},
+	{"P7", "C4", "#revops", mapNow.Add(-6 * day), 40, 2, "A"},
+	{"P8", "C5", "Big news from our team", mapNow.Add(-2 * day), 9, 1, "A"},
+	{"P9", "", "revops at scale", mapNow.Add(-1 * day), 3, 0, "B"},
+}
+
+func init() {
+	for i := 1; i <= 10; i++ {
+		fxPosts = append(fxPosts, fxPost{"F" + strconv.Itoa(i), "C1", "Quarterly update " + strconv.Itoa(i),
+			mapNow.Add(-time.Duration(3+i) * day), 10 * i, i, "C"})
+	}
+}
+
+func followers(n int64) *int64 { return &n }
+
+// fxProfiles are the firmographics of the people whose profile was read.
+var fxProfiles = map[string]topic.Profile{
+	"U1":  {JobTitle: "VP Revenue Operations", Company: "Acme", CompanyDomain: "acme.com", CompanySize: "51-200", Industry: "Software Development", Country: "US", Followers: followers(1500)},
+	"U2":  {JobTitle: "Head of Sales", Company: "Acme Europe", CompanyDomain: "eu.acme.com", CompanySize: "201-500", Industry: "Software Development", Country: "GB", Followers: followers(12000)},
+	"U3":  {JobTitle: "Account Executive", Company: "Globex", CompanyDomain: "globex.com", CompanySize: "1001-5000", Industry: "Financial Services", Country: "DE", Followers: followers(300)},
+	"U4":  {JobTitle: "Sales Development Representative", Company: "NotAcme", CompanyDomain: "notacme.com", CompanySize: "11-50", Industry: "Marketing Services", Country: "US", Followers: followers(5000)},
+	"U5":  {JobTitle: "RevOps Manager", Company: "Initech", CompanyDomain: "initech.io", CompanySize: "51-200", Industry: "IT Services and IT Consulting", Country: "FR"},
+	"U6":  {JobTitle: "Chief Revenue Officer", Company: "Hooli", CompanyDomain: "hooli.com", CompanySize: "10001+", Industry: "Software Development", Country: "US", Followers: followers(250000)},
+	"U7":  {JobTitle: "Software Engineer", Company: "Acme", CompanyDomain: "acme.com", CompanySize: "51-200", Industry: "Software Development", Country: "IN", Followers: followers(800)},
+	"U9":  {JobTitle: "Marketing Director", Company: "Umbrella", CompanyDomain: "umbrella.co.uk", CompanySize: "501-1000", Industry: "Pharmaceutical Manufacturing", Country: "GB", Followers: followers(10000)},
+	"U10": {JobTitle: "Founder", Company: "Tyrell", CompanyDomain: "tyrell.ai", CompanySize: "1-10", Industry: "Software Development", Country: "CA", Followers: followers(5001)},
+	"C1":  {JobTitle: "Head of RevOps", Company: "Acme", CompanyDomain: "acme.com", CompanySize: "51-200", Industry: "Software Development", Country: "US", Followers: followers(20000)},
+	"C2":  {JobTitle: "Sales Director", Company: "Globex", CompanyDomain: "globex.com", CompanySize: "1001-5000", Industry: "Financial Services", Country: "GB", Followers: followers(3000)},
+	"C3":  {JobTitle: "Data Analyst", Company: "Initech", CompanyDomain: "initech.io", CompanySize: "11-50", Industry: "IT Services and IT Consulting", Country: "DE", Followers: followers(150)},
+	"C5":  {JobTitle: "CEO", Company: "Tyrell", CompanyDomain: "tyrell.ai", CompanySize: "1-10", Industry: "Software Development", Country: "FR", Followers: followers(700)},
+}
+
+// fxHeadline is what a reaction, a comment or a post shows of a person.
+func fxHeadline(key string) string {
+	switch key {
+	case "U8":
+		return "Sales leader at Foo"
+	case "C4":
+		return "RevOps consultant | speaker"
+	}
+	return "Works at " + fxProfiles[key].Company
+}
+
+func fxEngager(key string) topic.Engager {
+	return topic.Engager{URN: fxPersonURN(key), Username: strings.ToLower(key), FullName: "First" + key + " Last" + key,
+		Headline: fxHeadline(key), ProfileURL: "https://www.linkedin.com/in/" + strings.ToLower(key)}
+}
+
+type fxEngagement struct {
+	person, post, kind string
+	at                 time.Time
+}
+
+var fxEngagements = []fxEngagement{
+	{"U1", "P1", "comment", mapNow.Add(-time.Hour)},
+	{"U1", "P2", "like", mapNow.Add(-3 * time.Hour)},
+	{"U2", "P2", "comment", mapNow.Add(-2 * time.Hour)},
+	{"U2", "P4", "like", mapNow.Add(-30 * time.Minute)},
+	{"U3", "P3", "like", mapNow.Add(-10 * time.Minute)},
+	{"U3", "P1", "like", mapNow.Add(-5 * day)},
+	{"U4", "P4", "comment", mapNow.Add(-7 * day)},
+	{"U5", "P1", "comment", mapNow.Add(-7*day - time.Millisecond)},
+	{"U5", "P5", "like", mapNow.Add(-time.Hour)},
+	{"U6", "P2", "like", mapNow.Add(-4 * time.Hour)},
+	{"U6", "P2", "comment", mapNow.Add(-4 * time.Hour)},
+	{"U7", "P1", "like", mapNow.Add(-6 * day)},
+	{"U8", "P2", "comment", mapNow.Add(-2 * day)},
+	{"U9", "P4", "like", mapNow.Add(-day)},
+	{"U9", "P1", "like", mapNow.Add(-day)},
+	{"U10", "P3", "comment", mapNow.Add(-20 * time.Minute)},
+	{"U10", "P5", "comment", mapNow.Add(-5 * time.Minute)},
+}
+
+const fxAllocation = 1 << 40
+
+type mappingFixture struct {
+	s       *store.Store
+	account auth.Account
+}
+
+func fxRecord(p fxPost) json.RawMessage {
+	urn := fxPostURN(p.key)
+	rec := pronet.Post{Text: p.text, EntityType: "post", PostURL: "https://www.linkedin.com/feed/update/urn:li:activity:" + urn + "/",
+		PostedDate: p.posted.Format(time.RFC3339), PostedDateTimestamp: p.posted.UnixMilli(), URN: urn,
+		TotalReactionCount: p.reactions, LikeCount: p.reactions, CommentsCount: p.comments}
+	if p.author != "" {
+		e := fxEngager(p.author)
+		rec.Author = pronet.PostAuthor{FirstName: "First" + p.author, LastName: "Last" + p.author, Headline: e.Headline,
+			Username: e.Username, URL: e.ProfileURL, URN: e.URN}
+	} else {
+		rec.Author = pronet.PostAuthor{FirstName: "Acme", URL: "https://www.linkedin.com/company/acme", URN: "urn:li:company:42"}
+	}
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// newMappingFixture collects the fixture through the store's collection
+// methods: three topics discover the posts, hydrations save the
+// engagements, profile reads the firmographics.
+func newMappingFixture(t *testing.T, engine store.Dialect) *mappingFixture {
+	t.Helper()
+	ctx := context.Background()
+	clk := clock.NewFake(mapNow.Add(-20 * day))
+	s := storetest.Open(t, engine, clk.Now)
+	f := &mappingFixture{s: s, account: auth.Account{Name: "mapping", Plan: auth.PlanEnterprise}}
+	if err := s.CreateAccount(ctx, &f.account); err != nil {
+		t.Fatal(err)
+	}
+	topics := map[string]*topic.Topic{}
+	for key, kw := range map[string]string{"A": "revops", "B": "pipeline hygiene", "C": "quarterly"} {
+		tp := &topic.Topic{AccountID: f.account.ID, Name: "topic " + key, Definition: topic.Definition{Keywords: []string{kw},
+			TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy}}
+		if err := s.CreateTopic(ctx, tp, 0); err != nil {
+			t.Fatal(err)
+		}
+		topics[key] = tp
+	}
+	clk.Set(mapNow)
+	byTopic := map[string][]topic.Post{}
+	for _, p := range fxPosts {
+		tp := topic.Post{URN: fxPostURN(p.key), PostedAt: p.posted, Record: fxRecord(p)}
+		if p.author != "" {
+			tp.Author = fxEngager(p.author)
+		}
+		byTopic[p.topic] = append(byTopic[p.topic], tp)
+	}
+	for key, posts := range byTopic {
+		run := topic.DiscoveryRun{TopicID: topics[key].ID, At: mapNow.Add(-9 * day), Interval: topic.Initial, Posts: posts,
+			NextRunAt: mapNow.Add(day), Allocation: fxAllocation}
+		if out, err := s.SaveDiscovery(ctx, run); err != nil || out.Linked != len(posts) {
+			t.Fatalf("discovery of topic %s: %+v, %v", key, out, err)
+		}
+	}
+	for _, e := range fxEngagements {
+		f.engage(t, e)
+	}
+	for key, p := range fxProfiles {
+		p.URN, p.FirstName, p.LastName, p.FullName = fxPersonURN(key), "First"+key, "Last"+key, "First"+key+" Last"+key
+		p.PronetURL = "https://www.linkedin.com/in/" + strings.ToLower(key)
+		if err := s.SaveProfile(ctx, p, mapNow.Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// C4's profile was read but shows no position, country or followers.
+	if err := s.SaveProfile(ctx, topic.Profile{URN: fxPersonURN("C4"), FirstName: "FirstC4", LastName: "LastC4"}, mapNow.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// engage saves one engagement as a hydration of its post would: a like at
+// the hydration's time, a comment with its own.
+func (f *mappingFixture) engage(t *testing.T, e fxEngagement) {
+	t.Helper()
+	found := topic.Found{Person: fxEngager(e.person), Type: e.kind}
+	h := topic.Hydration{PostURN: fxPostURN(e.post), At: e.at, Stage: topic.Initial, Found: []topic.Found{found},
+		Allocations: map[string]int64{f.account.ID: fxAllocation}}
+	if e.kind == "comment" {
+		h.At = mapNow
+		h.Found[0].At = e.at
+		h.Found[0].Text = "Agreed"
+		h.Found[0].CommentURN = "urn:li:comment:" + e.person + e.post
+	} else {
+		h.Found[0].ReactionType = "LIKE"
+	}
+	if out, err := f.s.SaveHydration(context.Background(), h); err != nil || out.NewEngagements != 1 {
+		t.Fatalf("hydration of %+v: %+v, %v", e, out, err)
+	}
+}
+
+func (f *mappingFixture) mapping(t *testing.T, q mapping.Query, maxCandidates int) ([]store.MappingResult, int64, error) {
+	t.Helper()
+	if q.Page == 0 {
+		q.Page = 1
+	}
+	if q.PageSize == 0 {
+		q.PageSize = 50
+	}
+	return f.s.SocialMapping(context.Background(), q, mapNow, maxCandidates)
+}
+
+func personKeys(urns []string) []string {
+	out := make([]string, len(urns))
+	for i, u := range urns {
+		out[i] = strings.ToUpper(strings.TrimPrefix(u, "ACoAAfixture-"))
+	}
+	return out
+}
+
+func mappingKeys(rs []store.MappingResult) []string {
+	urns := make([]string, len(rs))
+	for i, r := range rs {
+		urns[i] = r.Person.URN
+	}
+	return personKeys(urns)
+}
+
+func creatorKeys(cs []store.Creator) []string {
+	urns := make([]string, len(cs))
+	for i, c := range cs {
+		urns[i] = c.Person.URN
+	}
+	return personKeys(urns)
+}
+
+func mustRange(t *testing.T, s string) mapping.Range {
+	t.Helper()
+	r, err := mapping.ParseRange(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+const noLimit = 1_000_000
+
+func TestSocialMappingFixture(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			f := newMappingFixture(t, engine)
+			t.Run("cases", func(t *testing.T) { testMappingCases(t, f) })
+			t.Run("results", func(t *testing.T) { testMappingResults(t, f) })
+			t.Run("too broad", func(t *testing.T) { testMappingTooBroad(t, f) })
+			t.Run("creators", func(t *testing.T) { testCreators(t, f) })
+			// Last: it adds engagements.
+			t.Run("paging", func(t *testing.T) { testMappingPaging(t, f) })
+		})
+	}
+}
+
+// base is the 7-day, strength-1 query for "revops": posts P1, P2 and P4
+// qualify (P3 and P5 do not mention it, P6-P9 have no engagements).
+// Their people, each at their latest engagement on those posts in the
+// window, newest first:
+//
+//	U2 T-30m (P4 like), U1 T-1h (P1 comment), U6 T-4h, U9 T-1d, U8 T-2d, U3 T-5d (P1), U7 T-6d, U4 T-7d
+//
+// U5's only engagement on them is 1 ms before the cutoff; U10's are on P3
+// and P5.
+func baseQuery() mapping.Query {
+	return mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1}
+}
+
+func testMappingCases(t *testing.T, f *mappingFixture) {
+	with := func(mod func(q *mapping.Query)) mapping.Query {
+		q := baseQuery()
+		mod(&q)
+		return q
+	}
+	filter := func(mod func(f *mapping.Filters)) mapping.Query {
+		q := baseQuery()
+		mod(&q.Filters)
+		return q
+	}
+	cases := []struct {
+		name string
+		q    mapping.Query
+		want []string
+	}{
+		{"base", baseQuery(), []string{"U2", "U1", "U6", "U9", "U8", "U3", "U7", "U4"}},
+		{"keyword case-insensitive", with(func(q *mapping.Query) { q.Keywords = []string{"REVOPS"} }),
+			[]string{"U2", "U1", "U6", "U9", "U8", "U3", "U7", "U4"}},
+		// Strength.
+		{"strength 3: only P2 mentions revops 3 times", with(func(q *mapping.Query) { q.Strength = 3 }),
+			[]string{"U2", "U1", "U6", "U8"}},
+		{"strength 3 summed over keywords: P1 (2+1) and P2 (3), not P4 (1+1)",
+			with(func(q *mapping.Query) { q.Keywords, q.Strength = []string{"revops", "pipeline hygiene"}, 3 }),
+			[]string{"U1", "U2", "U6", "U9", "U8", "U3", "U7"}},
+		{"strength 2: P1 and P2", with(func(q *mapping.Query) { q.Strength = 2 }),
+			[]string{"U1", "U2", "U6", "U9", "U8", "U3", "U7"}},
+		{"strength 0 adds P3, linked by the revops topic", with(func(q *mapping.Query) { q.Strength = 0 }),
+			[]string{"U3", "U10", "U2", "U1", "U6", "U9", "U8", "U7", "U4"}},
+		{"strength 0 with a phrase adds P5; U1 and U5 tie at T-1h, by person",
+			with(func(q *mapping.Query) { q.Keywords, q.Strength = []string{"pipeline hygiene"}, 0 }),
+			[]string{"U10", "U2", "U1", "U5", "U9", "U3", "U7", "U4"}},
+		{"strength 0 without a topic for the keyword: text only (P3)", with(func(q *mapping.Query) { q.Keywords, q.Strength = []string{"hiring"}, 0 }),
+			[]string{"U3", "U10"}},
+		// Words, phrases and hashtags.
+		{"phrase", with(func(q *mapping.Query) { q.Keywords = []string{"pipeline hygiene"} }),
+			[]string{"U2", "U1", "U9", "U3", "U7", "U4"}},
+		{"hashtag keyword matches only hashtags (P1, P4; not P2)", with(func(q *mapping.Query) { q.Keywords = []string{"#revops"} }),
+			[]string{"U2", "U1", "U9", "U3", "U7", "U4"}},
+		{"not a whole word", with(func(q *mapping.Query) { q.Keywords = []string{"revop"} }), []string{}},
+		{"no such word", with(func(q *mapping.Query) { q.Keywords = []string{"zzzqqq"} }), []string{}},
+		// Window edges.
+		{"8 days admits U5, 1 ms before the 7-day cutoff", with(func(q *mapping.Query) { q.Days = 8 }),
+			[]string{"U2", "U1", "U6", "U9", "U8", "U3", "U7", "U4", "U5"}},
+		{"1 day: U9's likes exactly at the cutoff", with(func(q *mapping.Query) { q.Days = 1 }),
+			[]string{"U2", "U1", "U6", "U9"}},
+		// Job titles (the headline until the profile is read: U8).
+		{"job_titles", filter(func(f *mapping.Filters) { f.JobTitles = []string{"sales"} }), []string{"U2", "U8", "U4"}},
+		{"job_titles case-insensitive", filter(func(f *mapping.Filters) { f.JobTitles = []string{"REVENUE"} }), []string{"U1", "U6"}},
+		{"job_titles OR'ed", filter(func(f *mapping.Filters) { f.JobTitles = []string{"engineer", "director"} }), []string{"U9", "U7"}},
+		{"job_titles_excludes", filter(func(f *mapping.Filters) { f.JobTitlesExcludes = []string{"Sales"} }),
+			[]string{"U1", "U6", "U9", "U3", "U7"}},
+		{"job_titles with excludes", filter(func(f *mapping.Filters) {
+			f.JobTitles, f.JobTitlesExcludes = []string{"revenue", "sales"}, []string{"chief"}
+		}), []string{"U2", "U1", "U8", "U4"}},
+		// Domains: itself and its subdomains, not notacme.com.
+		{"company_domain_includes", filter(func(f *mapping.Filters) { f.DomainIncludes = []string{"acme.com"} }), []string{"U2", "U1", "U7"}},
+		{"company_domain_includes www. and case", filter(func(f *mapping.Filters) { f.DomainIncludes = []string{"www.ACME.com"} }),
+			[]string{"U2", "U1", "U7"}},
+		{"company_domain_includes subdomain only", filter(func(f *mapping.Filters) { f.DomainIncludes = []string{"eu.acme.com"} }), []string{"U2"}},
+		{"company_domain_includes public suffix", filter(func(f *mapping.Filters) { f.DomainIncludes = []string{"co.uk", "hooli.com"} }),
+			[]string{"U6", "U9"}},
+		{"company_domain_excludes", filter(func(f *mapping.Filters) { f.DomainExcludes = []string{"acme.com"} }),
+			[]string{"U6", "U9", "U8", "U3", "U4"}},
+		// Sizes.
+		{"company_sizes", filter(func(f *mapping.Filters) { f.CompanySizes = []string{"51-200"} }), []string{"U1", "U7"}},
+		{"company_sizes OR'ed", filter(func(f *mapping.Filters) { f.CompanySizes = []string{"51-200", "10001+"} }), []string{"U1", "U6", "U7"}},
+		{"company_sizes_excludes", filter(func(f *mapping.Filters) { f.CompanySizesExcl = []string{"51-200"} }),
+			[]string{"U2", "U6", "U9", "U8", "U3", "U4"}},
+		// Industries: whole value, any case.
+		{"industries", filter(func(f *mapping.Filters) { f.Industries = []string{"software development"} }), []string{"U2", "U1", "U6", "U7"}},
+		{"industries not a substring", filter(func(f *mapping.Filters) { f.Industries = []string{"software"} }), []string{}},
+		{"industries_excludes", filter(func(f *mapping.Filters) { f.IndustriesExcludes = []string{"SOFTWARE DEVELOPMENT"} }),
+			[]string{"U9", "U8", "U3", "U4"}},
+		// Countries.
+		{"countries", filter(func(f *mapping.Filters) { f.Countries = []string{"US"} }), []string{"U1", "U6", "U4"}},
+		{"countries OR'ed", filter(func(f *mapping.Filters) { f.Countries = []string{"GB", "DE"} }), []string{"U2", "U9", "U3"}},
+		{"countries_excludes", filter(func(f *mapping.Filters) { f.CountriesExcludes = []string{"US"} }), []string{"U2", "U9", "U8", "U3", "U7"}},
+		// Followers: U1 1500, U2 12000, U3 300, U4 5000, U6 250000, U7 800, U8 unknown, U9 10000.
+		{"followers range, bounds included", filter(func(f *mapping.Filters) { f.Followers = []mapping.Range{mustRange(t, "1500-5000")} }),
+			[]string{"U1", "U4"}},
+		{"followers open range", filter(func(f *mapping.Filters) { f.Followers = []mapping.Range{mustRange(t, "10000+")} }),
+			[]string{"U2", "U6", "U9"}},
+		{"followers ranges OR'ed", filter(func(f *mapping.Filters) {
+			f.Followers = []mapping.Range{mustRange(t, "1000-5000"), mustRange(t, "10,000+")}
+		}), []string{"U2", "U1", "U6", "U9", "U4"}},
+		{"followers unknown matches no range", filter(func(f *mapping.Filters) { f.Followers = []mapping.Range{mustRange(t, "0+")} }),
+			[]string{"U2", "U1", "U6", "U9", "U3", "U7", "U4"}},
+		// Combined.
+		{"combined: title, domain, country", filter(func(f *mapping.Filters) {
+			f.JobTitles, f.DomainIncludes, f.Countries = []string{"sales", "revenue"}, []string{"acme.com"}, []string{"GB"}
+		}), []string{"U2"}},
+		{"combined: industry, followers, country excluded", filter(func(f *mapping.Filters) {
+			f.Industries, f.Followers, f.CountriesExcludes = []string{"Software Development"}, []mapping.Range{mustRange(t, "1000-100000")}, []string{"GB"}
+		}), []string{"U1"}},
+		{"combined with strength 0: size and title excluded", func() mapping.Query {
+			q := baseQuery()
+			q.Strength = 0
+			q.Filters.CompanySizesExcl, q.Filters.JobTitlesExcludes = []string{"10001+", "11-50"}, []string{"engineer"}
+			return q
+		}(), []string{"U3", "U10", "U2", "U1", "U9", "U8"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, total, err := f.mapping(t, tc.q, noLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mappingKeys(rs); !slices.Equal(got, tc.want) || total != int64(len(tc.want)) {
+				t.Fatalf("got %v (total %d), want %v (total %d)", got, total, tc.want, len(tc.want))
+			}
+		})
+	}
+}
+
+// testMappingResults checks what each result carries: the person, their
+// latest qualifying engagement and its post.
+func testMappingResults(t *testing.T, f *mappingFixture) {
+	type want struct {
+		person, post, kind string
+		at                 time.Time
+	}
+	check := func(t *testing.T, q mapping.Query, wants []want) {
+		t.Helper()
+		rs, _, err := f.mapping(t, q, noLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byPerson := map[string]store.MappingResult{}
+		for _, r := range rs {
+			byPerson[mappingKeys([]store.MappingResult{r})[0]] = r
+		}
+		for _, w := range wants {
+			r, ok := byPerson[w.person]
+			if !ok {
+				t.Fatalf("%s missing", w.person)
+			}
+			if r.PostURN != fxPostURN(w.post) || r.EngagementType != w.kind || !r.EngagedAt.Equal(w.at) {
+				t.Errorf("%s: %s %s at %s, want %s %s at %s", w.person, r.PostURN, r.EngagementType, r.EngagedAt, fxPostURN(w.post), w.kind, w.at)
+			}
+		}
+	}
+	t.Run("latest across posts", func(t *testing.T) {
+		check(t, baseQuery(), []want{
+			{"U1", "P1", "comment", mapNow.Add(-time.Hour)},     // not P2 like T-3h
+			{"U2", "P4", "like", mapNow.Add(-30 * time.Minute)}, // not P2 comment T-2h
+			{"U3", "P1", "like", mapNow.Add(-5 * day)},          // P3 does not qualify
+			{"U6", "P2", "comment", mapNow.Add(-4 * time.Hour)}, // a comment before a like of the same instant
+			{"U9", "P1", "like", mapNow.Add(-day)},              // same instant on P1 and P4: the lower post
+			{"U4", "P4", "comment", mapNow.Add(-7 * day)},       // exactly at the cutoff
+			{"U8", "P2", "comment", mapNow.Add(-2 * day)},       // no profile
+			{"U7", "P1", "like", mapNow.Add(-6 * day)},          // one engagement
+		})
+	})
+	t.Run("latest among qualifying posts", func(t *testing.T) {
+		q := baseQuery()
+		q.Strength = 3
+		check(t, q, []want{{"U2", "P2", "comment", mapNow.Add(-2 * time.Hour)}, {"U1", "P2", "like", mapNow.Add(-3 * time.Hour)}})
+		q.Strength = 0
+		check(t, q, []want{{"U3", "P3", "like", mapNow.Add(-10 * time.Minute)}})
+	})
+	t.Run("members", func(t *testing.T) {
+		rs, _, err := f.mapping(t, baseQuery(), noLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u1 := rs[1]
+		p := u1.Person
+		if p.URN != fxPersonURN("U1") || p.FirstName != "FirstU1" || p.LastName != "LastU1" || p.JobTitle != "VP Revenue Operations" ||
+			p.Company != "Acme" || p.CompanyDomain != "acme.com" || p.CompanySize != "51-200" || p.Industry != "Software Development" ||
+			p.Country != "US" || p.Followers == nil || *p.Followers != 1500 || p.PronetURL != "https://www.linkedin.com/in/u1" {
+			t.Errorf("U1 = %+v", p)
+		}
+		if u1.PostText != fxPosts[0].text || u1.PostURL != "https://www.linkedin.com/feed/update/urn:li:activity:"+fxPostURN("P1")+"/" ||
+			!u1.PostDate.Equal(mapNow.Add(-2*day)) || u1.PostLikes != 100 || u1.PostComments != 20 {
+			t.Errorf("U1's post = %q %q %s %d %d", u1.PostText, u1.PostURL, u1.PostDate, u1.PostLikes, u1.PostComments)
+		}
+		u8 := rs[4].Person
+		if u8.URN != fxPersonURN("U8") || u8.JobTitle != "Sales leader at Foo" || u8.Followers != nil || u8.Country != "" {
+			t.Errorf("U8 (no profile) = %+v", u8)
+		}
+	})
+}
+
+func testMappingTooBroad(t *testing.T, f *mappingFixture) {
+	// The base query weighs the engagements on P1 (4 in the window, U5's is
+	// not), P2 (5) and P4 (3): 12, whatever the filters keep.
+	if _, total, err := f.mapping(t, baseQuery(), 12); err != nil || total != 8 {
+		t.Fatalf("at the limit: total %d, %v", total, err)
+	}
+	for _, q := range []mapping.Query{baseQuery(), func() mapping.Query {
+		q := baseQuery()
+		q.Filters.Countries = []string{"GB"}
+		return q
+	}()} {
+		_, _, err := f.mapping(t, q, 11)
+		var broad *store.ErrQueryTooBroad
+		if !errors.As(err, &broad) || broad.Engagements != 12 || broad.Limit != 11 {
+			t.Fatalf("over the limit: %v", err)
+		}
+	}
+	// Strength 3 weighs P2's 5 only.
+	if _, total, err := f.mapping(t, mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 3}, 5); err != nil || total != 4 {
+		t.Fatalf("strength 3 at 5: total %d, %v", total, err)
+	}
+	if _, _, err := f.mapping(t, mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 3}, 4); err == nil {
+		t.Fatal("strength 3 at 4: no error")
+	}
+}
+
+// testMappingPaging: pages concatenate to the whole answer, and engagements
+// that arrive older than a page's people leave that page as it was.
+func testMappingPaging(t *testing.T, f *mappingFixture) {
+	pages := func(size int) ([][]string, int64) {
+		var out [][]string
+		var total int64
+		for page := 1; ; page++ {
+			q := baseQuery()
+			q.Page, q.PageSize = page, size
+			rs, n, err := f.mapping(t, q, noLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page > 1 && n != total {
+				t.Fatalf("page %d: total %d, page 1 said %d", page, n, total)
+			}
+			total = n
+			if len(rs) == 0 {
+				if int64((page-1)*size) < total {
+					t.Fatalf("page %d empty with total %d", page, total)
+				}
+				return out, total
+			}
+			if len(rs) > size {
+				t.Fatalf("page %d holds %d", page, len(rs))
+			}
+			out = append(out, mappingKeys(rs))
+		}
+	}
+	before, total := pages(3)
+	want := [][]string{{"U2", "U1", "U6"}, {"U9", "U8", "U3"}, {"U7", "U4"}}
+	if total != 8 || len(before) != len(want) {
+		t.Fatalf("pages %v, total %d", before, total)
+	}
+	for i := range want {
+		if !slices.Equal(before[i], want[i]) {
+			t.Fatalf("pages %v, want %v", before, want)
+		}
+	}
+	// An engagement older than U1's latest changes nothing.
+	f.engage(t, fxEngagement{"U1", "P4", "like", mapNow.Add(-6 * time.Hour)})
+	// A new person, older than every person of pages 1 and 2.
+	f.engage(t, fxEngagement{"U11", "P1", "like", mapNow.Add(-6*day - 12*time.Hour)})
+	after, total := pages(3)
+	want = [][]string{{"U2", "U1", "U6"}, {"U9", "U8", "U3"}, {"U7", "U11", "U4"}}
+	if total != 9 || len(after) != len(want) {
+		t.Fatalf("after new engagements: pages %v, total %d", after, total)
+	}
+	for i := range want {
+		if !slices.Equal(after[i], want[i]) {
+			t.Fatalf("after new engagements: pages %v, want %v", after, want)
+		}
+	}
+	// A page far past the end is empty, however large its number.
+	for _, page := range []int{4, math.MaxInt / 10, math.MaxInt} {
+		q := baseQuery()
+		q.Page, q.PageSize = page, 3
+		if rs, n, err := f.mapping(t, q, noLimit); err != nil || len(rs) != 0 || n != 9 {
+			t.Fatalf("page %d: %d results, total %d, %v", page, len(rs), n, err)
+		}
+		if cs, n, err := f.s.DiscoverCreators(context.Background(), q, mapNow, noLimit); err != nil || len(cs) != 0 || n != 3 {
+			t.Fatalf("creators page %d: %d results, total %d, %v", page, len(cs), n, err)
+		}
+	}
+	// Every page size concatenates to the same list.
+	flat := slices.Concat(after...)
+	for _, size := range []int{1, 2, 4, 10} {
+		got, n := pages(size)
+		if n != 9 || !slices.Equal(slices.Concat(got...), flat) {
+			t.Fatalf("page size %d: %v (total %d), want %v", size, got, n, flat)
+		}
+	}
+}
+
+// Creators. Each author's 10 most recent posts (reactions + comments):
+//
+//	C1: P2 T-1d (60), P1 T-2d (120), F1…F8 T-4d…T-11d (11i): mean (180 + 11·36)/10 = 57.6,
+//	    gaps (T-1d − T-11d)/9 = 10/9 days; F9 and F10 are older than the 10
+//	C2: P6 T-1d-1ms (10), P4 T-8d (30): mean 20, gap 7 days − 1 ms
+//	C3: P3 T-3d (10), P5 T-4d (2): mean 6, gap 1 day
+//	C4: P7 T-6d (42): mean 42, no gap
+//	C5: P8 T-2d (10): mean 10, no gap
+func testCreators(t *testing.T, f *mappingFixture) {
+	dayMS := float64(day.Milliseconds())
+	type stats struct {
+		posts int
+		avg   float64
+		gap   float64 // days; -1: nil
+	}
+	want := map[string]stats{
+		"C1": {2, 57.6, 10.0 / 9},
+		"C2": {1, 20, (7*dayMS - 1) / dayMS},
+		"C3": {1, 6, 1},
+		"C4": {1, 42, -1},
+		"C5": {1, 10, -1},
+	}
+	run := func(t *testing.T, q mapping.Query, maxCandidates int) ([]store.Creator, int64, error) {
+		t.Helper()
+		if q.Page == 0 {
+			q.Page = 1
+		}
+		if q.PageSize == 0 {
+			q.PageSize = 50
+		}
+		return f.s.DiscoverCreators(context.Background(), q, mapNow, maxCandidates)
+	}
+	base := func(mod func(q *mapping.Query)) mapping.Query {
+		q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1}
+		mod(&q)
+		return q
+	}
+	strength0 := func(mod func(f *mapping.Filters)) mapping.Query {
+		q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 0}
+		mod(&q.Filters)
+		return q
+	}
+	cases := []struct {
+		name  string
+		q     mapping.Query
+		want  []string
+		posts map[string]int // qualifying posts where they differ from want's stats
+	}{
+		// P1, P2 (C1), P6 (C2), P7 (C4) are in the window; P4 (C2) is not; P9 is a company page's.
+		{"base: by qualifying posts, then engagement", base(func(q *mapping.Query) {}), []string{"C1", "C4", "C2"}, nil},
+		{"9 days: C2's P4 too", base(func(q *mapping.Query) { q.Days = 9 }), []string{"C1", "C2", "C4"}, map[string]int{"C2": 2}},
+		{"8 days: P4 exactly at the cutoff", base(func(q *mapping.Query) { q.Days = 8 }), []string{"C1", "C2", "C4"}, map[string]int{"C2": 2}},
+		{"6 days: P7 exactly at the cutoff", base(func(q *mapping.Query) { q.Days = 6 }), []string{"C1", "C4", "C2"}, nil},
+		{"1 day: P2 at the cutoff, P6 1 ms before", base(func(q *mapping.Query) { q.Days = 1 }), []string{"C1"}, map[string]int{"C1": 1}},
+		{"strength 3: P2", base(func(q *mapping.Query) { q.Strength = 3 }), []string{"C1"}, map[string]int{"C1": 1}},
+		{"strength 2: P1, P2", base(func(q *mapping.Query) { q.Strength = 2 }), []string{"C1"}, nil},
+		{"hashtag: P1, P7 (P4 out of the window)", base(func(q *mapping.Query) { q.Keywords = []string{"#revops"} }), []string{"C1", "C4"},
+			map[string]int{"C1": 1}},
+		{"strength 0 adds P3 and P8, linked by the revops topic (P8 has no engagements)", strength0(func(f *mapping.Filters) {}),
+			[]string{"C1", "C4", "C2", "C5", "C3"}, nil},
+		{"job_titles (C4's headline)", strength0(func(f *mapping.Filters) { f.JobTitles = []string{"revops"} }), []string{"C1", "C4"}, nil},
+		{"countries", strength0(func(f *mapping.Filters) { f.Countries = []string{"US"} }), []string{"C1"}, nil},
+		{"followers, unknown matches none", strength0(func(f *mapping.Filters) { f.Followers = []mapping.Range{mustRange(t, "10000+")} }),
+			[]string{"C1"}, nil},
+		{"followers OR'ed", strength0(func(f *mapping.Filters) {
+			f.Followers = []mapping.Range{mustRange(t, "0-1000"), mustRange(t, "3000-3000")}
+		}), []string{"C2", "C5", "C3"}, nil},
+		{"industries", strength0(func(f *mapping.Filters) { f.Industries = []string{"software development"} }), []string{"C1", "C5"}, nil},
+		{"company_domain_excludes", strength0(func(f *mapping.Filters) { f.DomainExcludes = []string{"acme.com"} }),
+			[]string{"C4", "C2", "C5", "C3"}, nil},
+		{"combined", strength0(func(f *mapping.Filters) {
+			f.JobTitles, f.CompanySizes, f.CountriesExcludes = []string{"sales", "ceo"}, []string{"1-10", "1001-5000"}, []string{"GB"}
+		}), []string{"C5"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, total, err := run(t, tc.q, noLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := creatorKeys(cs); !slices.Equal(got, tc.want) || total != int64(len(tc.want)) {
+				t.Fatalf("got %v (total %d), want %v", got, total, tc.want)
+			}
+			for _, c := range cs {
+				key := creatorKeys([]store.Creator{c})[0]
+				w := want[key]
+				if n, ok := tc.posts[key]; ok {
+					w.posts = n
+				}
+				if c.QualifyingPosts != w.posts || math.Abs(c.AvgEngagement-w.avg) > 1e-9 {
+					t.Errorf("%s: %d posts, avg %v; want %d, %v", key, c.QualifyingPosts, c.AvgEngagement, w.posts, w.avg)
+				}
+				switch {
+				case w.gap < 0 && c.AvgDaysBetween != nil:
+					t.Errorf("%s: avg days between %v, want nil", key, *c.AvgDaysBetween)
+				case w.gap >= 0 && (c.AvgDaysBetween == nil || math.Abs(*c.AvgDaysBetween-w.gap) > 1e-9):
+					t.Errorf("%s: avg days between %v, want %v", key, c.AvgDaysBetween, w.gap)
+				}
+			}
+		})
+	}
+	t.Run("members", func(t *testing.T) {
+		cs, _, err := run(t, base(func(q *mapping.Query) {}), noLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := cs[0].Person
+		if p.URN != fxPersonURN("C1") || p.FullName != "FirstC1 LastC1" || p.JobTitle != "Head of RevOps" || p.Company != "Acme" ||
+			p.CompanyDomain != "acme.com" || p.CompanySize != "51-200" || p.Industry != "Software Development" || p.Country != "US" ||
+			p.Followers == nil || *p.Followers != 20000 || p.PronetURL != "https://www.linkedin.com/in/c1" {
+			t.Errorf("C1 = %+v", p)
+		}
+		if c4 := cs[1].Person; c4.JobTitle != "RevOps consultant | speaker" || c4.Followers != nil {
+			t.Errorf("C4 = %+v", c4)
+		}
+	})
+	t.Run("paging", func(t *testing.T) {
+		var got []string
+		for page := 1; page <= 4; page++ {
+			q := strength0(func(f *mapping.Filters) {})
+			q.Page, q.PageSize = page, 2
+			cs, total, err := run(t, q, noLimit)
+			if err != nil || total != 5 {
+				t.Fatalf("page %d: total %d, %v", page, total, err)
+			}
+			got = append(got, creatorKeys(cs)...)
+		}
+		if want := []string{"C1", "C4", "C2", "C5", "C3"}; !slices.Equal(got, want) {
+			t.Fatalf("pages %v, want %v", got, want)
+		}
+	})
+	t.Run("too broad", func(t *testing.T) {
+		// The base query's authors: C1, C2, C4 (and the company page of P9,
+		// which is no creator).
+		var broad *store.ErrQueryTooBroad
+		if _, _, err := run(t, base(func(q *mapping.Query) {}), 2); !errors.As(err, &broad) || broad.Limit != 2 || broad.Engagements < 3 {
+			t.Fatalf("over the limit: %v", err)
+		}
+		if _, total, err := run(t, base(func(q *mapping.Query) {}), 4); err != nil || total != 3 {
+			t.Fatalf("under the limit: %d, %v", total, err)
+		}
+	})
+}
