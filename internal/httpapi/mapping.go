@@ -17,10 +17,10 @@ import (
 var mappingIncludes = []string{"first_name", "last_name", "pronet_url", "avatar", "location", "company", "company_domain",
 	"job_title", "followers", "post.text", "post.url", "post.date", "post.likes", "post.comments", "engagement.type"}
 
-// firmographicBody is what social mapping and creator discovery filter on.
-// Each body declares these fields itself: huma validates only a body's own
-// fields, not those of an embedded struct.
-type firmographicBody struct {
+// FirmographicFilters is what social mapping and creator discovery filter
+// on, embedded in both bodies (exported: huma describes and validates the
+// fields of exported embedded structs only).
+type FirmographicFilters struct {
 	JobTitles             []string `json:"job_titles,omitempty" doc:"Keep people whose current title contains one of these (case-insensitive)."`
 	JobTitlesExcludes     []string `json:"job_titles_excludes,omitempty"`
 	CompanyDomainIncludes []string `json:"company_domain_includes,omitempty" doc:"A domain matches itself and its subdomains."`
@@ -36,7 +36,7 @@ type firmographicBody struct {
 	PageSize              int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
 }
 
-func (b firmographicBody) filters(p *problems) mapping.Filters {
+func (b FirmographicFilters) filters(p *problems) mapping.Filters {
 	countries := func(field string, in []string) []string {
 		out := make([]string, 0, len(in))
 		for i, v := range in {
@@ -89,31 +89,11 @@ type mappingBody struct {
 	EngagedWithKeywords      []string `json:"engaged_with_keywords" minItems:"1" maxItems:"10" doc:"Posts about any of these (whole words or phrases; hashtags count)."`
 	EngagedWithDays          int      `json:"engaged_with_days" minimum:"1" maximum:"30" doc:"Engagements of the last N days."`
 	EngagedWithTopicStrength *int     `json:"engaged_with_topic_strength,omitempty" minimum:"0" maximum:"5" doc:"Keyword mentions a post needs; default 1. 0 also admits posts a topic linked for one of the keywords."`
-	JobTitles                []string `json:"job_titles,omitempty" doc:"Keep people whose current title contains one of these (case-insensitive)."`
-	JobTitlesExcludes        []string `json:"job_titles_excludes,omitempty"`
-	CompanyDomainIncludes    []string `json:"company_domain_includes,omitempty" doc:"A domain matches itself and its subdomains."`
-	CompanyDomainExcludes    []string `json:"company_domain_excludes,omitempty"`
-	CompanySizes             []string `json:"company_sizes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
-	CompanySizesExcludes     []string `json:"company_sizes_excludes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
-	Industries               []string `json:"industries,omitempty" doc:"Case-insensitive."`
-	IndustriesExcludes       []string `json:"industries_excludes,omitempty"`
-	LocationCountry          []string `json:"location_country,omitempty" doc:"ISO 3166-1 alpha-2 codes or English country names."`
-	LocationExcludes         []string `json:"location_excludes,omitempty"`
-	Followers                []string `json:"followers,omitempty" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
-	Page                     int      `json:"page,omitempty" minimum:"1" doc:"Default 1."`
-	PageSize                 int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
-	Includes                 []string `json:"includes,omitempty" enum:"first_name,last_name,pronet_url,avatar,location,company,company_domain,job_title,followers,post.text,post.url,post.date,post.likes,post.comments,engagement.type" doc:"Members of each result; default every member."`
+	FirmographicFilters
+	Includes []string `json:"includes,omitempty" enum:"first_name,last_name,pronet_url,avatar,location,company,company_domain,job_title,followers,post.text,post.url,post.date,post.likes,post.comments,engagement.type" doc:"Members of each result; default every member."`
 }
 
 type mappingInput struct{ Body mappingBody }
-
-func (b mappingBody) firmographics() firmographicBody {
-	return firmographicBody{JobTitles: b.JobTitles, JobTitlesExcludes: b.JobTitlesExcludes,
-		CompanyDomainIncludes: b.CompanyDomainIncludes, CompanyDomainExcludes: b.CompanyDomainExcludes,
-		CompanySizes: b.CompanySizes, CompanySizesExcludes: b.CompanySizesExcludes, Industries: b.Industries,
-		IndustriesExcludes: b.IndustriesExcludes, LocationCountry: b.LocationCountry, LocationExcludes: b.LocationExcludes,
-		Followers: b.Followers, Page: b.Page, PageSize: b.PageSize}
-}
 
 type mappingPost struct {
 	Text     *string `json:"text,omitempty"`
@@ -155,7 +135,7 @@ func (s *Server) handleSocialMapping(ctx context.Context, in *mappingInput) (*Me
 		Keywords: cleanList("body.engaged_with_keywords", b.EngagedWithKeywords, &p),
 		Days:     b.EngagedWithDays,
 		Strength: 1,
-		Filters:  b.firmographics().filters(&p),
+		Filters:  b.FirmographicFilters.filters(&p),
 		Page:     cmpOr(b.Page, 1),
 		PageSize: cmpOr(b.PageSize, 10),
 	}
@@ -225,30 +205,10 @@ type creatorsBody struct {
 	PostedAboutKeywords      []string `json:"posted_about_keywords" minItems:"1" maxItems:"10" doc:"Authors of posts about any of these (whole words or phrases; hashtags count)."`
 	PostedAboutDays          int      `json:"posted_about_days" minimum:"1" maximum:"30" doc:"Posts published in the last N days."`
 	PostedAboutTopicStrength *int     `json:"posted_about_topic_strength,omitempty" minimum:"0" maximum:"5" doc:"Keyword mentions a post needs; default 1. 0 also admits posts a topic linked for one of the keywords."`
-	JobTitles                []string `json:"job_titles,omitempty" doc:"Keep people whose current title contains one of these (case-insensitive)."`
-	JobTitlesExcludes        []string `json:"job_titles_excludes,omitempty"`
-	CompanyDomainIncludes    []string `json:"company_domain_includes,omitempty" doc:"A domain matches itself and its subdomains."`
-	CompanyDomainExcludes    []string `json:"company_domain_excludes,omitempty"`
-	CompanySizes             []string `json:"company_sizes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
-	CompanySizesExcludes     []string `json:"company_sizes_excludes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
-	Industries               []string `json:"industries,omitempty" doc:"Case-insensitive."`
-	IndustriesExcludes       []string `json:"industries_excludes,omitempty"`
-	LocationCountry          []string `json:"location_country,omitempty" doc:"ISO 3166-1 alpha-2 codes or English country names."`
-	LocationExcludes         []string `json:"location_excludes,omitempty"`
-	Followers                []string `json:"followers,omitempty" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
-	Page                     int      `json:"page,omitempty" minimum:"1" doc:"Default 1."`
-	PageSize                 int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
+	FirmographicFilters
 }
 
 type creatorsInput struct{ Body creatorsBody }
-
-func (b creatorsBody) firmographics() firmographicBody {
-	return firmographicBody{JobTitles: b.JobTitles, JobTitlesExcludes: b.JobTitlesExcludes,
-		CompanyDomainIncludes: b.CompanyDomainIncludes, CompanyDomainExcludes: b.CompanyDomainExcludes,
-		CompanySizes: b.CompanySizes, CompanySizesExcludes: b.CompanySizesExcludes, Industries: b.Industries,
-		IndustriesExcludes: b.IndustriesExcludes, LocationCountry: b.LocationCountry, LocationExcludes: b.LocationExcludes,
-		Followers: b.Followers, Page: b.Page, PageSize: b.PageSize}
-}
 
 type creatorOut struct {
 	Name                string   `json:"name"`
@@ -280,7 +240,7 @@ func (s *Server) handleDiscoverCreators(ctx context.Context, in *creatorsInput) 
 		Keywords: cleanList("body.posted_about_keywords", b.PostedAboutKeywords, &p),
 		Days:     b.PostedAboutDays,
 		Strength: 1,
-		Filters:  b.firmographics().filters(&p),
+		Filters:  b.FirmographicFilters.filters(&p),
 		Page:     cmpOr(b.Page, 1),
 		PageSize: cmpOr(b.PageSize, 10),
 	}
