@@ -65,7 +65,7 @@ func main() {
 	flag.IntVar(&o.deepPage, "deep-page", 9000, "page number (from 1) of the deep page")
 	flag.IntVar(&o.requests, "requests", 200, "timed calls per scenario")
 	flag.IntVar(&o.warmup, "warmup", 10, "untimed calls before each scenario")
-	flag.IntVar(&o.batch, "batch", 5000, "engagements per seeding transaction")
+	flag.IntVar(&o.batch, "batch", 20000, "engagements per seeding transaction")
 	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database (to EXPLAIN queries) and print where it is")
 	flag.Parse()
