@@ -317,7 +317,7 @@ func ftsMatch(keywords []string) string {
 func pgTSQuery(keywords []string) string {
 	parts := make([]string, len(keywords))
 	for i := range keywords {
-		parts[i] = fmt.Sprintf("phraseto_tsquery('simple', $1::jsonb ->> %d)", i)
+		parts[i] = fmt.Sprintf(`phraseto_tsquery('simple', regexp_replace($1::jsonb ->> %d, '[^[:alnum:]_]+', ' ', 'g'))`, i)
 	}
 	return "(" + strings.Join(parts, " || ") + ")"
 }

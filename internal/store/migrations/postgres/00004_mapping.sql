@@ -2,7 +2,10 @@
 -- Social mapping and creator discovery search the text of collected posts:
 -- a tsvector of the post record's text with a GIN index.
 ALTER TABLE pronet_posts ADD COLUMN text TEXT GENERATED ALWAYS AS (COALESCE(record ->> 'text', '')) STORED;
-ALTER TABLE pronet_posts ADD COLUMN text_search tsvector GENERATED ALWAYS AS (to_tsvector('simple', COALESCE(record ->> 'text', ''))) STORED;
+-- Words are split at every character that is not a letter, digit or '_' (as the exact keyword
+-- count splits them): the parser would keep URLs, paths and e-mail addresses as one token.
+ALTER TABLE pronet_posts ADD COLUMN text_search tsvector GENERATED ALWAYS AS
+    (to_tsvector('simple', regexp_replace(COALESCE(record ->> 'text', ''), '[^[:alnum:]_]+', ' ', 'g'))) STORED;
 CREATE INDEX pronet_posts_text_search ON pronet_posts USING GIN (text_search);
 -- Creator discovery groups posts by author.
 ALTER TABLE pronet_posts ADD COLUMN author_urn TEXT GENERATED ALWAYS AS (COALESCE(record -> 'author' ->> 'urn', '')) STORED;
