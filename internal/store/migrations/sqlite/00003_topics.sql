@@ -87,8 +87,6 @@ CREATE TABLE pronet_engagements (
     discovery_interval TEXT NOT NULL,
     UNIQUE (post_urn, person_urn, type)
 );
-CREATE INDEX pronet_engagements_person ON pronet_engagements (person_urn, engaged_at);
-CREATE INDEX pronet_engagements_time ON pronet_engagements (engaged_at);
 
 CREATE TABLE topic_posts (
     topic_id           TEXT NOT NULL REFERENCES topics (id) ON DELETE CASCADE,
@@ -133,14 +131,14 @@ CREATE TABLE topic_billing (
 CREATE INDEX topic_billing_period ON topic_billing (account_id, charged_at);
 
 -- The engagement outbox: one row per engagement newly linked to a topic,
--- written in the same transaction, for the workflow engagement trigger.
+-- written in the same transaction, for the workflow engagement trigger
+-- (topic_engagements' key already keeps it to one row per engagement).
 CREATE TABLE engagement_events (
     id            TEXT PRIMARY KEY,
     account_id    TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
     topic_id      TEXT NOT NULL REFERENCES topics (id) ON DELETE CASCADE,
     engagement_id TEXT NOT NULL,
-    created_at    INTEGER NOT NULL,
-    UNIQUE (topic_id, engagement_id)
+    created_at    INTEGER NOT NULL
 );
 CREATE INDEX engagement_events_topic ON engagement_events (topic_id, id);
 
