@@ -220,7 +220,7 @@ const (
 // same with claimStale stale due posts of expired topics in front of them.
 // The claimed posts are made due again between calls, off the clock.
 //
-//	go test ./internal/store -run '^$' -bench ClaimDuePosts -benchtime 200x
+//	go test ./internal/store -run '^$' -bench ClaimDuePosts -benchtime 500x
 func BenchmarkClaimDuePosts(b *testing.B) {
 	for _, engine := range storetest.Engines() {
 		b.Run(string(engine), func(b *testing.B) { benchClaimDuePosts(b, engine) })
