@@ -308,6 +308,34 @@ func TestTopicKeepsEngagersByJobTitle(t *testing.T) {
 	}
 	waitUntil(t, ts, "both topics hydrated", func() bool { return settled(all.ID) && settled(vps.ID) })
 	everyone, _ := listAll[topicEngagement](t, c, "/v1/topics/"+all.ID+"/engagements")
+	// Cursor paging walks the same list as page numbers.
+	var walked []topicEngagement
+	for cursor := "start"; cursor != ""; {
+		var body struct {
+			Data       []topicEngagement `json:"data"`
+			Pagination struct {
+				NextCursor *string `json:"next_cursor"`
+			} `json:"pagination"`
+		}
+		r := mustDo(t, c, http.MethodGet, "/v1/topics/"+all.ID+"/engagements?page_size=7&cursor="+cursor, nil, 200)
+		if err := json.Unmarshal(r.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		walked = append(walked, body.Data...)
+		cursor = ""
+		if body.Pagination.NextCursor != nil {
+			cursor = *body.Pagination.NextCursor
+		}
+	}
+	if len(walked) != len(everyone) {
+		t.Fatalf("cursor paging gave %d engagers, page numbers %d", len(walked), len(everyone))
+	}
+	for i := range walked {
+		if walked[i].ID != everyone[i].ID {
+			t.Fatalf("engager %d: cursor %s, page %s", i, walked[i].ID, everyone[i].ID)
+		}
+	}
+	mustDo(t, c, http.MethodGet, "/v1/topics/"+all.ID+"/engagements?cursor=bogus", nil, 400)
 	kept, _ := listAll[topicEngagement](t, c, "/v1/topics/"+vps.ID+"/engagements")
 	if len(kept) == 0 || len(kept) >= len(everyone) {
 		t.Fatalf("the job-title topic kept %d engagers of %d", len(kept), len(everyone))

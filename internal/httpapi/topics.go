@@ -165,10 +165,11 @@ func (s *Server) handleGetTopic(ctx context.Context, in *topicIDInput) (*Reply[t
 type pageQuery struct{ Page, PageSize int }
 
 type pageInfo struct {
-	Page       int   `json:"page"`
-	PageSize   int   `json:"page_size"`
-	TotalCount int64 `json:"total_count"`
-	TotalPages int64 `json:"total_pages"`
+	Page       int     `json:"page"`
+	PageSize   int     `json:"page_size"`
+	TotalCount int64   `json:"total_count"`
+	TotalPages int64   `json:"total_pages"`
+	NextCursor *string `json:"next_cursor,omitempty" doc:"Engagers list in cursor mode: pass as cursor for the next page; absent on the last page."`
 }
 
 func newPageInfo(q pageQuery, total int64) pageInfo {
@@ -334,16 +335,43 @@ func toEngagements(es []store.Engagement) []engagementOut {
 	return out
 }
 
-func (s *Server) handleTopicEngagers(ctx context.Context, in *topicPagedInput) (*pagedReply[engagementOut], error) {
+type topicEngagersInput struct {
+	ID       string `path:"id" doc:"Topic id."`
+	Page     int    `query:"page" minimum:"1" default:"1"`
+	PageSize int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
+	Cursor   string `query:"cursor" doc:"Start after this next_cursor of a previous page instead of at page: deep pages cost what the first does. Send cursor=start for the first page in this mode."`
+}
+
+func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput) (*pagedReply[engagementOut], error) {
 	t, err := s.accountTopic(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	es, total, err := s.store.TopicEngagers(ctx, t.ID, in.Page, in.PageSize)
+	q := pageQuery{in.Page, in.PageSize}
+	if in.Cursor == "" {
+		es, total, err := s.store.TopicEngagers(ctx, t.ID, in.Page, in.PageSize)
+		if err != nil {
+			return nil, s.fail(ctx, err)
+		}
+		return paged("Topic engagements", toEngagements(es), q, total), nil
+	}
+	cursor := in.Cursor
+	if cursor == "start" {
+		cursor = store.FirstEngagersCursor()
+	}
+	es, next, total, err := s.store.TopicEngagersAfter(ctx, t.ID, cursor, in.PageSize)
+	if errors.Is(err, store.ErrBadCursor) {
+		return nil, badCursor()
+	}
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	return paged("Topic engagements", toEngagements(es), pageQuery{in.Page, in.PageSize}, total), nil
+	out := paged("Topic engagements", toEngagements(es), q, total)
+	out.Body.Pagination.NextCursor = &next
+	if next == "" {
+		out.Body.Pagination.NextCursor = nil
+	}
+	return out, nil
 }
 
 type postEngagementsInput struct {

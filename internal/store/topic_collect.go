@@ -612,6 +612,16 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 	}
 	latest := latestPerPerson(keep)
 	slices.SortFunc(latest, func(a, b candidate) int { return strings.Compare(a.person, b.person) })
+	// The engagers count is kept on the topic: counting a million rows per
+	// page of the engagers list would cost what the page does a hundred times.
+	people := make([]string, len(latest))
+	for i, c := range latest {
+		people[i] = c.person
+	}
+	known, err := s.knownEngagers(ctx, tx, t.ID, people)
+	if err != nil {
+		return 0, err
+	}
 	if err := batchInsert(ctx, tx, s.dialect,
 		`INSERT INTO topic_engagers (topic_id, person_urn, engagement_id, latest_at) VALUES `,
 		`ON CONFLICT (topic_id, person_urn) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
@@ -624,8 +634,8 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 		func(i int) []any { return []any{NewID(), t.AccountID, t.ID, keep[i].id, now} }, nil); err != nil {
 		return 0, fmt.Errorf("write engagement events: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE topics SET engagements_count = engagements_count + $2 WHERE id = $1`,
-		t.ID, len(keep)); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE topics SET engagements_count = engagements_count + $2, engagers_count = engagers_count + $3 WHERE id = $1`,
+		t.ID, len(keep), len(latest)-known); err != nil {
 		return 0, fmt.Errorf("count engagements: %w", err)
 	}
 	return len(keep), nil
@@ -653,6 +663,26 @@ func latestPerPerson(cs []candidate) []candidate {
 		}
 	}
 	return out
+}
+
+// knownEngagers counts the people the topic already lists as engagers.
+func (s *Store) knownEngagers(ctx context.Context, tx *sql.Tx, topicID string, people []string) (int, error) {
+	n := 0
+	for start := 0; start < len(people); start += insertBatch {
+		chunk := people[start:min(start+insertBatch, len(people))]
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, topicID)
+		for _, p := range chunk {
+			args = append(args, p)
+		}
+		var c int
+		if err := tx.QueryRowContext(ctx,
+			`SELECT COUNT(*) FROM topic_engagers WHERE topic_id = $1 AND person_urn IN (`+inList(1, len(chunk))+`)`, args...).Scan(&c); err != nil {
+			return 0, fmt.Errorf("known engagers: %w", err)
+		}
+		n += c
+	}
+	return n, nil
 }
 
 // unbilled returns the subjects the account has not paid for.

@@ -182,6 +182,14 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 				latest[j] = i
 			}
 		}
+		engagers := make([]string, len(latest))
+		for j, i := range latest {
+			engagers[j] = es[i].Person.URN
+		}
+		known, err := s.knownEngagers(ctx, tx, topicID, engagers)
+		if err != nil {
+			return err
+		}
 		err = batchInsert(ctx, tx, s.dialect,
 			`INSERT INTO topic_engagers (topic_id, person_urn, engagement_id, latest_at) VALUES `,
 			`ON CONFLICT (topic_id, person_urn) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
@@ -208,8 +216,9 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 			}
 		}
 		err = tx.QueryRowContext(ctx,
-			`UPDATE topics SET engagements_count = engagements_count + $2 WHERE id = $1 RETURNING engagements_count`,
-			topicID, len(inserted)).Scan(&total)
+			`UPDATE topics SET engagements_count = engagements_count + $2, engagers_count = engagers_count + $3
+			  WHERE id = $1 RETURNING engagements_count`,
+			topicID, len(inserted), len(latest)-known).Scan(&total)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}

@@ -331,18 +331,45 @@ func scanEngagements(rows *sql.Rows) ([]Engagement, error) {
 // TopicEngagers returns a page (from 1) of a topic's engagers, one per
 // person with their latest engagement, newest first, and how many there are.
 func (s *Store) TopicEngagers(ctx context.Context, topicID string, page, pageSize int) ([]Engagement, int64, error) {
+	return s.topicEngagers(ctx, topicID, pageSize, `ORDER BY latest_at DESC, person_urn DESC LIMIT $2 OFFSET $3`, (page-1)*pageSize)
+}
+
+// TopicEngagersAfter is TopicEngagers from a cursor (next is "" on the last
+// page): a deep page costs what the first does, where OFFSET walks every
+// row before it.
+func (s *Store) TopicEngagersAfter(ctx context.Context, topicID, cursor string, pageSize int) (items []Engagement, next string, total int64, err error) {
+	at, person, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	items, total, err = s.topicEngagers(ctx, topicID, pageSize+1,
+		`AND (latest_at, person_urn) < ($3, $4) ORDER BY latest_at DESC, person_urn DESC LIMIT $2`, at, person)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	if len(items) > pageSize {
+		items = items[:pageSize]
+		last := items[pageSize-1]
+		next = encodeCursor(last.CreatedAt.UnixMilli(), last.Person.URN)
+	}
+	return items, next, total, nil
+}
+
+// FirstEngagersCursor is the cursor before a topic's newest engager.
+func FirstEngagersCursor() string { return encodeCursor(1<<62, "~") }
+
+func (s *Store) topicEngagers(ctx context.Context, topicID string, limit int, tail string, args ...any) ([]Engagement, int64, error) {
 	var total int64
-	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM topic_engagers WHERE topic_id = $1`, topicID).Scan(&total); err != nil {
+	if err := s.read.QueryRowContext(ctx, `SELECT engagers_count FROM topics WHERE id = $1`, topicID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: topic engagers: %w", err)
 	}
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT `+fmt.Sprintf(engagementColumns, "g.latest_at")+`
-		   FROM (SELECT engagement_id, latest_at FROM topic_engagers WHERE topic_id = $1
-		          ORDER BY latest_at DESC, person_urn DESC LIMIT $2 OFFSET $3) g
+		   FROM (SELECT engagement_id, latest_at, person_urn FROM topic_engagers WHERE topic_id = $1 `+tail+`) g
 		   JOIN pronet_engagements e ON e.id = g.engagement_id
-		   JOIN pronet_people p ON p.urn = e.person_urn
-		  ORDER BY g.latest_at DESC, p.urn DESC`,
-		topicID, pageSize, (page-1)*pageSize)
+		   JOIN pronet_people p ON p.urn = g.person_urn
+		  ORDER BY g.latest_at DESC, g.person_urn DESC`,
+		append([]any{topicID, limit}, args...)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: topic engagers: %w", err)
 	}

@@ -19,6 +19,7 @@ CREATE TABLE topics (
     number_of_new_items BIGINT NOT NULL DEFAULT 0,
     posts_count         BIGINT NOT NULL DEFAULT 0,
     engagements_count   BIGINT NOT NULL DEFAULT 0,
+    engagers_count      BIGINT NOT NULL DEFAULT 0,
     -- Scheduling, as for searches: claiming moves next_run_at a lease ahead.
     next_run_at         BIGINT,
     last_error          TEXT,

@@ -19,6 +19,7 @@ CREATE TABLE topics (
     number_of_new_items INTEGER NOT NULL DEFAULT 0,
     posts_count         INTEGER NOT NULL DEFAULT 0,
     engagements_count   INTEGER NOT NULL DEFAULT 0,
+    engagers_count      INTEGER NOT NULL DEFAULT 0,
     -- Scheduling, as for searches: claiming moves next_run_at a lease ahead.
     next_run_at         INTEGER,
     last_error          TEXT,
