@@ -127,6 +127,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	scenarios := []scenario{
 		{name: "store first page", page: 1},
 		{name: fmt.Sprintf("store deep page %d (offset %d)", o.deepPage, (o.deepPage-1)*o.pageSize), page: o.deepPage},
+		{name: fmt.Sprintf("store deep page %d by cursor", o.deepPage), page: o.deepPage, cursor: true},
 	}
 	var rows []result
 	for _, sc := range scenarios {
@@ -320,8 +321,9 @@ func (l layout) engager(k int) store.SeedEngagement {
 }
 
 type scenario struct {
-	name string
-	page int
+	name   string
+	page   int
+	cursor bool // start after the previous page's last engager instead of at an offset
 }
 
 type result struct {
@@ -336,9 +338,23 @@ func measure(ctx context.Context, st *store.Store, topicID string, l layout, sc 
 	res := result{name: sc.name, latencies: make([]time.Duration, 0, n)}
 	total := l.posts * l.perPost
 	for i := range warmup + n {
-		start := time.Now()
-		page, count, err := st.TopicEngagers(ctx, topicID, sc.page, pageSize)
-		took := time.Since(start)
+		var (
+			page  []store.Engagement
+			count int64
+			err   error
+			took  time.Duration
+		)
+		if sc.cursor && sc.page > 1 {
+			prev := l.engager((sc.page-1)*pageSize - 1)
+			cursor := store.EngagersCursor(prev.At, prev.Person.URN)
+			start := time.Now()
+			page, _, count, err = st.TopicEngagersAfter(ctx, topicID, cursor, pageSize)
+			took = time.Since(start)
+		} else {
+			start := time.Now()
+			page, count, err = st.TopicEngagers(ctx, topicID, sc.page, pageSize)
+			took = time.Since(start)
+		}
 		if err != nil {
 			return result{}, err
 		}

@@ -358,6 +358,10 @@ func (s *Store) TopicEngagersAfter(ctx context.Context, topicID, cursor string, 
 // FirstEngagersCursor is the cursor before a topic's newest engager.
 func FirstEngagersCursor() string { return encodeCursor(1<<62, "~") }
 
+// EngagersCursor is the cursor after the engager whose latest engagement is
+// at, for a page that starts right after them.
+func EngagersCursor(at time.Time, personURN string) string { return encodeCursor(ms(at), personURN) }
+
 func (s *Store) topicEngagers(ctx context.Context, topicID string, limit int, tail string, args ...any) ([]Engagement, int64, error) {
 	var total int64
 	if err := s.read.QueryRowContext(ctx, `SELECT engagers_count FROM topics WHERE id = $1`, topicID).Scan(&total); err != nil {
