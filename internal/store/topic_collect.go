@@ -107,14 +107,70 @@ func (s *Store) skipLocked() string {
 
 // ExpireTopics implements topic.Repository: topics past their 30 days end.
 func (s *Store) ExpireTopics(ctx context.Context, now time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE topics SET status = 'EXPIRED', next_run_at = NULL, credits_blocked_at = NULL, updated_at = $1
-		  WHERE status IN ('ACTIVE', 'PAUSED') AND expires_at <= $1`, ms(now))
+	var n int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx,
+			`SELECT id FROM topics WHERE status IN ('ACTIVE', 'PAUSED') AND expires_at <= $1`, ms(now))
+		if err != nil {
+			return err
+		}
+		ids, err := scanStrings(rows, "expired topics")
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := parkPosts(ctx, tx, id, now); err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx,
+			`UPDATE topics SET status = 'EXPIRED', next_run_at = NULL, credits_blocked_at = NULL, updated_at = $1
+			  WHERE status IN ('ACTIVE', 'PAUSED') AND expires_at <= $1`, ms(now))
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: expire topics: %w", err)
 	}
-	n, _ := res.RowsAffected()
 	return n, nil
+}
+
+// parkPosts takes the posts of a topic that stops being active out of the
+// due-post schedule when no other active topic links them, so the scan does
+// not walk past them for good; their next stage is kept for unparkPosts.
+// Callers run it before they lock the topic's row: collection locks posts
+// before topics.
+func parkPosts(ctx context.Context, tx *sql.Tx, topicID string, now time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE pronet_posts SET next_hydrate_at = NULL
+		  WHERE urn IN (SELECT post_urn FROM topic_posts WHERE topic_id = $1) AND next_hydrate_at IS NOT NULL
+		    AND NOT EXISTS (SELECT 1 FROM topic_posts tp JOIN topics t ON t.id = tp.topic_id
+		                     WHERE tp.post_urn = pronet_posts.urn AND t.id <> $1 AND t.status = 'ACTIVE' AND t.expires_at > $2)`,
+		topicID, ms(now))
+	if err != nil {
+		return fmt.Errorf("park posts of topic %s: %w", topicID, err)
+	}
+	return nil
+}
+
+// unparkPosts puts the parked posts of a resumed topic back on schedule: a
+// follow-up at its due time (now, if that has passed), a first hydration now.
+func unparkPosts(ctx context.Context, tx *sql.Tx, topicID string, now time.Time) error {
+	const day = int64(24 * time.Hour / time.Millisecond)
+	_, err := tx.ExecContext(ctx,
+		`UPDATE pronet_posts SET next_hydrate_at = CASE hydrate_stage
+		         WHEN 'day1' THEN first_linked_at + $3 WHEN 'day3' THEN first_linked_at + 3 * $3
+		         WHEN 'day5' THEN first_linked_at + 5 * $3 ELSE $2 END
+		  WHERE urn IN (SELECT post_urn FROM topic_posts WHERE topic_id = $1)
+		    AND next_hydrate_at IS NULL AND hydrate_stage IS NOT NULL`,
+		topicID, ms(now), day)
+	if err != nil {
+		return fmt.Errorf("unpark posts of topic %s: %w", topicID, err)
+	}
+	return nil
 }
 
 // RecordTopicFailure implements topic.Repository.
@@ -292,6 +348,10 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return topic.ErrNotRunnable // paused, stopped or deleted meanwhile
+		}
+		// Posts that waited with no active topic resume their schedule.
+		if err := unparkPosts(ctx, tx.SQL, t.ID, run.At); err != nil {
+			return err
 		}
 		// Posts other topics already hydrated bring their engagements along.
 		isFresh := make(map[string]bool, len(fresh))

@@ -137,6 +137,23 @@ func (s *Store) UpdateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 	now := s.now().UTC().Truncate(time.Millisecond)
 	t.UpdatedAt = now
 	err := s.inJobTx(ctx, func(tx JobTx) error {
+		// Posts first, then the topic's row, as collection locks them. The
+		// status read here is re-read under the lock below; a move that no
+		// longer applies then rolls this back.
+		var before string
+		if err := tx.SQL.QueryRowContext(ctx, `SELECT status FROM topics WHERE id = $1 AND account_id = $2`,
+			t.ID, t.AccountID).Scan(&before); err == nil {
+			switch {
+			case topic.Status(before) == topic.StatusActive && t.Status != topic.StatusActive:
+				if err := parkPosts(ctx, tx.SQL, t.ID, now); err != nil {
+					return err
+				}
+			case topic.Status(before) == topic.StatusPaused && t.Status == topic.StatusActive:
+				if err := unparkPosts(ctx, tx.SQL, t.ID, now); err != nil {
+					return err
+				}
+			}
+		}
 		var status string
 		var next sql.NullInt64
 		err := tx.SQL.QueryRowContext(ctx, `SELECT status, next_run_at FROM topics WHERE id = $1 AND account_id = $2`+s.forUpdate(),
@@ -147,7 +164,7 @@ func (s *Store) UpdateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 		if err != nil {
 			return err
 		}
-		if topic.Status(status).Final() {
+		if topic.Status(status).Final() || status != before {
 			return ErrConflict
 		}
 		resumeNow := topic.Status(status) == topic.StatusPaused && t.Status == topic.StatusActive &&
@@ -164,6 +181,7 @@ func (s *Store) UpdateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 			t.ID, t.Name, string(t.Status), ms(now), nextRun); err != nil {
 			return err
 		}
+
 		if resumeNow {
 			return s.enqueueTx(ctx, tx, topic.DiscoverArgs{TopicID: t.ID})
 		}
@@ -182,15 +200,32 @@ func (s *Store) DeleteTopic(ctx context.Context, accountID, id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("store: delete topic %q: %w", id, ErrNotFound)
 	}
-	now := ms(s.now())
-	res, err := s.db.ExecContext(ctx,
-		`UPDATE topics SET status = 'DELETED', deleted_at = $3, updated_at = $3, next_run_at = NULL, credits_blocked_at = NULL
-		  WHERE id = $1 AND account_id = $2 AND status <> 'DELETED'`, id, accountID, now)
+	now := s.now()
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var owner string
+		err := tx.QueryRowContext(ctx, `SELECT account_id FROM topics WHERE id = $1 AND status <> 'DELETED'`, id).Scan(&owner)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && owner != accountID) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if err := parkPosts(ctx, tx, id, now); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx,
+			`UPDATE topics SET status = 'DELETED', deleted_at = $3, updated_at = $3, next_run_at = NULL, credits_blocked_at = NULL
+			  WHERE id = $1 AND account_id = $2 AND status <> 'DELETED'`, id, accountID, ms(now))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("store: delete topic %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("store: delete topic %s: %w", id, ErrNotFound)
 	}
 	return nil
 }
