@@ -627,7 +627,7 @@ func measure(ctx context.Context, st *store.Store, sc []scenario, i int, p pageS
 	q := sc[i].q
 	q.Page, q.PageSize = p.page, p.size
 	res := result{sc: i, page: p, latencies: make([]time.Duration, 0, n), total: want}
-	for i := range warmup + n {
+	for i := 0; i < warmup+n; i++ {
 		start := time.Now()
 		page, total, err := st.SocialMapping(ctx, q, benchNow, maxCandidates)
 		took := time.Since(start)
@@ -750,7 +750,7 @@ func measureSplit(ctx context.Context, db *sql.DB, d store.Dialect, s scenario, 
 	q := s.q
 	q.Page, q.PageSize = p.page, p.size
 	var sp split
-	for i := range warmup + n {
+	for i := 0; i < warmup+n; i++ {
 		var took [steps]time.Duration
 		start := time.Now()
 		if err := sp.once(ctx, db, d, q, &took); err != nil {
