@@ -186,6 +186,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		if !only.MatchString(s.name) {
 			continue
 		}
+		fmt.Fprintf(os.Stderr, "measuring %s\n", s.name)
 		for _, p := range pages {
 			r, err := measure(ctx, st, sc, i, p, t.people(i), o.warmup, o.reps, o.budget)
 			if err != nil {
@@ -209,6 +210,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				splits = append(splits, split{})
 				continue
 			}
+			fmt.Fprintf(os.Stderr, "timing the steps of %s\n", s.name)
 			sp, err := measureSplit(ctx, db, st.Dialect(), s, pages[0], o.warmup, o.reps, o.budget)
 			if err != nil {
 				return fmt.Errorf("%s: steps: %w", s.name, err)
