@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,8 +105,15 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			stopRunner(runner, cfg, log)
 			return fmt.Errorf("listen on %s (TRAWL_ADDR): %w", cfg.Addr, err)
 		}
+		box, err := cfg.SecretBox()
+		if err != nil {
+			_ = ln.Close()
+			stopRunner(runner, cfg, log)
+			return err
+		}
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
-			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector})
+			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector,
+			Secrets: box, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
 		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go func() { serveErr <- srv.Serve(ln) }()
 		fmt.Fprintf(opts.Stdout, "Trawl is listening on http://%s (role %s, database %s)\n", ln.Addr(), cfg.Role, st.Dialect())

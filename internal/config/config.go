@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/secret"
 )
 
 // Config holds every setting shared by the trawl commands. Each flag --x-y
@@ -43,6 +44,9 @@ type Config struct {
 	CreditsStarter    int64 `name:"credits-starter" default:"1000" help:"Monthly credits of STARTER accounts (TRAWL_CREDITS_STARTER)."`
 	CreditsEnterprise int64 `name:"credits-enterprise" default:"25000" help:"Monthly credits of ENTERPRISE accounts (TRAWL_CREDITS_ENTERPRISE)."`
 	CreditsCustom     int64 `name:"credits-custom" default:"100000" help:"Monthly credits of CUSTOM accounts (TRAWL_CREDITS_CUSTOM)."`
+
+	PublicURL string `name:"public-url" help:"Base URL clients reach this service at, used in webhook trigger URLs; default http://<listen address> (TRAWL_PUBLIC_URL)."`
+	SecretKey string `name:"secret-key" help:"Key that encrypts account secrets: 32 bytes as base64 or hex; unset, one is generated into <data dir>/secret-key. Set it when several processes share a database (TRAWL_SECRET_KEY)."`
 
 	MappingMaxCandidates int `name:"mapping-max-candidates" default:"200000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
 
@@ -81,6 +85,17 @@ func (c *Config) Validate() error {
 		}
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad(flag, "%q is not an absolute http(s) URL", v)
+		}
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("public-url", "%q is not an absolute http(s) URL", c.PublicURL)
+		}
+		c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	}
+	if c.SecretKey != "" {
+		if _, err := secret.ParseKey(c.SecretKey); err != nil {
+			bad("secret-key", "%v", err)
 		}
 	}
 	if c.MicroblogAPIURL != "" && c.MicroblogBearerToken == "" {
@@ -149,6 +164,22 @@ func (c *Config) MonthlyCredits(a auth.Account) int64 {
 		return c.CreditsCustom
 	}
 	return c.CreditsStarter
+}
+
+// SecretBox opens the box that seals account secrets: TRAWL_SECRET_KEY, or
+// the key kept in the data directory (generated on first use).
+func (c *Config) SecretBox() (*secret.Box, error) {
+	var key []byte
+	var err error
+	if c.SecretKey != "" {
+		key, err = secret.ParseKey(c.SecretKey)
+	} else {
+		key, err = secret.LoadOrCreateKey(c.DataDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvName("secret-key"), err)
+	}
+	return secret.NewBox(key)
 }
 
 // ServesAPI and RunsWorkers tell what the process's role includes.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -38,6 +39,8 @@ const (
 type Detail struct {
 	Field   string `json:"field" doc:"Path of the offending field, e.g. body.keywords or query.limit."`
 	Message string `json:"message" doc:"What is wrong with it."`
+	// Pointer locates a body field for programs (and workflow editors).
+	Pointer string `json:"pointer,omitempty" doc:"JSON pointer (RFC 6901) into the request body, for body fields: /workflow/actions/2/inputs/url."`
 }
 
 // ErrorInfo is the machine-readable part of an error body.
@@ -86,6 +89,11 @@ func (e *Error) GetHeaders() http.Header { return e.headers }
 func (e *Error) ContentType(string) string { return "application/json" }
 
 func validationError(details ...Detail) *Error {
+	for i := range details {
+		if details[i].Pointer == "" {
+			details[i].Pointer = bodyPointer(details[i].Field)
+		}
+	}
 	msg := "The request is invalid."
 	if len(details) == 1 {
 		msg = fmt.Sprintf("The request is invalid: %s %s.", details[0].Field, strings.TrimSuffix(details[0].Message, "."))
@@ -94,6 +102,44 @@ func validationError(details ...Detail) *Error {
 	}
 	return NewAPIError(http.StatusBadRequest, CodeValidation, msg, details...).
 		WithSuggestion("Correct the fields listed in details and send the request again.")
+}
+
+var fieldTokenRE = regexp.MustCompile(`\.([^.\[]+)|\[(\d+)\]`)
+
+// bodyPointer turns a body field path (body.workflow.actions[2].id) into a
+// JSON pointer (/workflow/actions/2/id); "" for fields outside the body.
+func bodyPointer(field string) string {
+	rest, ok := strings.CutPrefix(field, "body")
+	if !ok || (rest != "" && rest[0] != '.' && rest[0] != '[') {
+		return ""
+	}
+	if rest == "" {
+		return "/"
+	}
+	var b strings.Builder
+	for _, m := range fieldTokenRE.FindAllStringSubmatch(rest, -1) {
+		tok := m[1] + m[2]
+		b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// pointerField turns a JSON pointer into the body field path of details.
+func pointerField(ptr string) string {
+	var b strings.Builder
+	b.WriteString("body")
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if tok == "" {
+			continue
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+		} else {
+			b.WriteString("." + tok)
+		}
+	}
+	return b.String()
 }
 
 func notFound(what string) *Error {

@@ -96,6 +96,20 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodPost, "/v1/discover/creators", "discover-creators", "Discovery", "People who posted about keywords (1 credit per result)",
 		withKey(auth.PermDiscoverCreators), alsoErrors(http.StatusUnprocessableEntity)), s.handleDiscoverCreators)
 
+	// Workflows and the secrets their actions use.
+	huma.Register(api, route(http.MethodGet, "/v1/workflows/actions", "list-workflow-actions", "Workflows", "The action catalogue: what each action kind takes, gives and costs", anyKey), s.handleActionCatalogue)
+	huma.Register(api, route(http.MethodPost, "/v1/workflows", "create-workflow", "Workflows", "Create a workflow (validated; DRAFT unless status says otherwise)", anyKey, created), s.handleCreateWorkflow)
+	huma.Register(api, route(http.MethodGet, "/v1/workflows", "list-workflows", "Workflows", "List workflows, newest first", anyKey), s.handleListWorkflows)
+	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}", "get-workflow", "Workflows", "Get a workflow", anyKey, alsoErrors(http.StatusNotFound)), s.handleGetWorkflow)
+	huma.Register(api, route(http.MethodPatch, "/v1/workflows/{id}", "update-workflow", "Workflows", "Update a workflow (partial); status PUBLISHED promotes its draft", anyKey, alsoErrors(http.StatusNotFound)), s.handlePatchWorkflow)
+	huma.Register(api, route(http.MethodDelete, "/v1/workflows/{id}", "delete-workflow", "Workflows", "Delete a workflow; its triggers stop at once", anyKey, alsoErrors(http.StatusNotFound)), s.handleDeleteWorkflow)
+	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}/draft", "get-workflow-draft", "Workflows", "Get a workflow's draft (404 when none)", anyKey, alsoErrors(http.StatusNotFound)), s.handleGetDraft)
+	huma.Register(api, route(http.MethodPut, "/v1/workflows/{id}/draft", "upsert-workflow-draft", "Workflows", "Create or replace a workflow's draft", anyKey, alsoErrors(http.StatusNotFound)), s.handlePutDraft)
+	huma.Register(api, route(http.MethodDelete, "/v1/workflows/{id}/draft", "delete-workflow-draft", "Workflows", "Discard a workflow's draft", anyKey, alsoErrors(http.StatusNotFound)), s.handleDeleteDraft)
+	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", anyKey, created), s.handlePutSecret)
+	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", anyKey), s.handleListSecrets)
+	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", anyKey, alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
+
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }
 

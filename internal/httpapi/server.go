@@ -12,12 +12,15 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/config"
 	"github.com/trawlhq/trawl/internal/search"
+	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/source/enrich"
 	"github.com/trawlhq/trawl/internal/source/microblog"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/workflow"
 )
 
 // Version is reported in the OpenAPI document.
@@ -35,6 +38,10 @@ type Deps struct {
 	Enrich    *enrich.Client
 	// Collector runs saved searches on demand (POST /v1/searches/{id}/run).
 	Collector *search.Collector
+	// Secrets seals account secrets and webhook signing secrets.
+	Secrets *secret.Box
+	// PublicURL is where clients reach the API (webhook URLs start with it).
+	PublicURL string
 }
 
 // Server is the API as an http.Handler.
@@ -51,12 +58,19 @@ type Server struct {
 	pronet    *pronet.Client
 	enrich    *enrich.Client
 	collector *search.Collector
+
+	secrets   *secret.Box
+	publicURL string
+	catalogue *action.Catalogue
+	validator *workflow.Validator
 }
 
 // New builds the API with every route registered.
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics(),
-		microblog: d.Microblog, pronet: d.Pronet, enrich: d.Enrich, collector: d.Collector}
+		microblog: d.Microblog, pronet: d.Pronet, enrich: d.Enrich, collector: d.Collector,
+		secrets: d.Secrets, publicURL: d.PublicURL, catalogue: action.NewCatalogue()}
+	s.validator = &workflow.Validator{Catalogue: s.catalogue}
 	mux := http.NewServeMux()
 	hc := huma.DefaultConfig("Trawl API", Version)
 	hc.Info.Description = "Social monitoring, lead discovery and workflow automation. " +

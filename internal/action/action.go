@@ -1,0 +1,210 @@
+// Package action declares the kinds of steps a workflow can take. Each kind
+// lives in its own file with its catalogue entry (inputs, output schema,
+// category, cost) beside its code, and the catalogue is built from them.
+package action
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Category groups actions in the catalogue.
+type Category string
+
+// The canonical categories of the spec.
+const (
+	CategoryAI          Category = "ai"
+	CategoryEnrichment  Category = "enrichment"
+	CategoryCRM         Category = "crm"
+	CategoryMessaging   Category = "messaging"
+	CategorySocial      Category = "social"
+	CategoryControlFlow Category = "control_flow"
+	CategoryUtility     Category = "utility"
+	CategoryIntegration Category = "integration"
+	CategoryOther       Category = "other"
+)
+
+// Categories lists the canonical categories in the spec's order.
+func Categories() []Category {
+	return []Category{CategoryAI, CategoryEnrichment, CategoryCRM, CategoryMessaging, CategorySocial,
+		CategoryControlFlow, CategoryUtility, CategoryIntegration, CategoryOther}
+}
+
+// legacyCategories are the older spellings the catalogue filter still accepts.
+var legacyCategories = map[string]Category{
+	"control-flow": CategoryControlFlow,
+	"integrations": CategoryIntegration,
+	"utilities":    CategoryUtility,
+	"database":     CategoryIntegration,
+}
+
+// ParseCategory reads a catalogue filter: a canonical category or a legacy
+// alias, in any case.
+func ParseCategory(s string) (Category, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if c, ok := legacyCategories[s]; ok {
+		return c, true
+	}
+	if slices.Contains(Categories(), Category(s)) {
+		return Category(s), true
+	}
+	return "", false
+}
+
+// CategoryNames lists every value ParseCategory accepts, canonical first.
+func CategoryNames() []string {
+	var out []string
+	for _, c := range Categories() {
+		out = append(out, string(c))
+	}
+	legacy := make([]string, 0, len(legacyCategories))
+	for k := range legacyCategories {
+		legacy = append(legacy, k)
+	}
+	slices.Sort(legacy)
+	return append(out, legacy...)
+}
+
+// InputType is the type of an action input, in the catalogue's spelling.
+type InputType string
+
+// Input types of the catalogue.
+const (
+	TypeString      InputType = "string"
+	TypeNumber      InputType = "number"
+	TypeBoolean     InputType = "boolean"
+	TypeStringArray InputType = "string[]"
+	TypeObject      InputType = "object"
+	TypeEnum        InputType = "enum"
+	// TypeAny takes any JSON value (a loop's items may be an array or a
+	// template that yields one).
+	TypeAny InputType = "any"
+)
+
+// Input declares one input of an action.
+type Input struct {
+	Name     string    `json:"name"`
+	Title    string    `json:"title"`
+	Required bool      `json:"required"`
+	Type     InputType `json:"type"`
+	Options  []string  `json:"options,omitempty"`
+	// Secret marks an input whose value names an account secret
+	// (POST /v1/secrets); the secret's value is read when the step runs
+	// and never appears in an execution log.
+	Secret      bool   `json:"secret,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Spec is an action's catalogue entry.
+type Spec struct {
+	Kind        string   `json:"kind"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Category    Category `json:"category"`
+	CreditCost  int64    `json:"creditCost"`
+	Inputs      []Input  `json:"inputs"`
+	// Outputs is a JSON Schema of what the step outputs.
+	Outputs map[string]any `json:"outputs"`
+	// Check adds rules that span inputs (one of two inputs required, say).
+	// An input that is one whole template is passed as Dynamic: present,
+	// its value known only when the step runs.
+	Check func(inputs map[string]any) []Problem `json:"-"`
+}
+
+// Input returns the declared input of that name.
+func (s Spec) Input(name string) (Input, bool) {
+	for _, in := range s.Inputs {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return Input{}, false
+}
+
+// Dynamic stands for an input value that a template computes at run time.
+type Dynamic struct{}
+
+// Problem is a rule an action's inputs break; Input names the input ("" for
+// the action as a whole).
+type Problem struct {
+	Input   string
+	Message string
+}
+
+func problemf(input, format string, args ...any) Problem {
+	return Problem{Input: input, Message: fmt.Sprintf(format, args...)}
+}
+
+// Catalogue is the set of action kinds a workflow may use.
+type Catalogue struct {
+	specs []Spec
+	index map[string]int
+}
+
+// NewCatalogue builds the catalogue from every action this package declares.
+func NewCatalogue() *Catalogue {
+	specs := []Spec{
+		ifSpec(), filterSpec(), loopSpec(), delaySpec(), exitSpec(),
+		setSpec(),
+		httpRequestSpec(), slackSpec(), sendEmailSpec(),
+		personEnrichmentSpec(),
+		pronetPostCommentsSpec(), microblogUserSpec(),
+		genericAgentSpec(),
+	}
+	c := &Catalogue{specs: specs, index: make(map[string]int, len(specs))}
+	for i, s := range specs {
+		c.index[s.Kind] = i
+	}
+	return c
+}
+
+// Lookup returns the entry of an action kind.
+func (c *Catalogue) Lookup(kind string) (Spec, bool) {
+	i, ok := c.index[kind]
+	if !ok {
+		return Spec{}, false
+	}
+	return c.specs[i], true
+}
+
+// List returns the entries of a category ("" for all), in catalogue order.
+func (c *Catalogue) List(category Category) []Spec {
+	out := make([]Spec, 0, len(c.specs))
+	for _, s := range c.specs {
+		if category == "" || s.Category == category {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Kinds lists every action kind.
+func (c *Catalogue) Kinds() []string {
+	out := make([]string, 0, len(c.specs))
+	for _, s := range c.specs {
+		out = append(out, s.Kind)
+	}
+	return out
+}
+
+// object is a JSON Schema of an object with these properties.
+func object(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func typed(t string, description string) map[string]any {
+	s := map[string]any{"type": t}
+	if description != "" {
+		s["description"] = description
+	}
+	return s
+}
+
+// isTemplate tells whether a string holds a {{ template }}, whose value
+// is known only when the step runs.
+func isTemplate(s string) bool { return strings.Contains(s, "{{") }

@@ -1,0 +1,25 @@
+package action
+
+// KindPersonEnrichment enriches a pronet profile (as POST /v1/profile/enrich).
+const KindPersonEnrichment = "person_enrichment"
+
+func personEnrichmentSpec() Spec {
+	str := map[string]any{"type": "string"}
+	return Spec{
+		Kind: KindPersonEnrichment, Name: "Enrich person", Category: CategoryEnrichment, CreditCost: 1,
+		Description: "Looks up a person by pronet profile URL and outputs the enriched prospect and their experience, as POST /v1/profile/enrich does.",
+		Inputs: []Input{{Name: "profile_url", Title: "Profile URL", Required: true, Type: TypeString,
+			Description: "A pronet /in/ URL, usually {{ trigger.author_url }} or {{ trigger.prospect.pronet_url }}."}},
+		Outputs: object(map[string]any{
+			"prospect": object(map[string]any{
+				"full_name": str, "first_name": str, "last_name": str, "job_title": str, "job_company_name": str,
+				"job_company_website": str, "industry": str, "location_name": str, "location_country": str,
+				"pronet_url": str, "pronet_urn": str, "summary": str,
+				"follower_count": map[string]any{"type": "integer"},
+			}),
+			"experience": map[string]any{"type": "array", "items": object(map[string]any{
+				"company_name": str, "job_title": str, "start_date": str, "end_date": str,
+			})},
+		}, "prospect", "experience"),
+	}
+}

@@ -1,0 +1,419 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/trawlhq/trawl/internal/action"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/workflow"
+)
+
+// workflowOut is a workflow as the API shows it.
+type workflowOut struct {
+	ID                  string              `json:"id"`
+	Name                string              `json:"name"`
+	Description         string              `json:"description"`
+	Workflow            workflow.Definition `json:"workflow"`
+	Enabled             bool                `json:"enabled" doc:"Whether its trigger fires (only while PUBLISHED)."`
+	Status              string              `json:"status" enum:"DRAFT,PUBLISHED"`
+	SocialSavedSearchID *string             `json:"social_saved_search_id" doc:"The linked saved search."`
+	Version             int64               `json:"version" doc:"Counts changes of the live definition."`
+	HasDraft            bool                `json:"has_draft" doc:"Whether a draft is pending (GET /v1/workflows/{id}/draft)."`
+	Created             string              `json:"created"`
+	Updated             string              `json:"updated"`
+	WebhookURL          *string             `json:"webhook_url,omitempty" doc:"Webhook triggers: where to POST events (signed as Standard Webhooks)."`
+	WebhookSecret       *string             `json:"webhook_secret,omitempty" doc:"Webhook triggers: the signing secret, shown once, in the answer of the write that created it."`
+}
+
+func (s *Server) toWorkflow(w workflow.Workflow, hasDraft bool) workflowOut {
+	out := workflowOut{ID: w.ID, Name: w.Name, Description: w.Description, Workflow: w.Definition,
+		Enabled: w.Enabled, Status: string(w.Status), Version: w.Version, HasDraft: hasDraft,
+		Created: formatTime(w.CreatedAt), Updated: formatTime(w.UpdatedAt)}
+	if out.Workflow.Actions == nil {
+		out.Workflow.Actions = []workflow.Action{}
+	}
+	if out.Workflow.Edges == nil {
+		out.Workflow.Edges = []workflow.Edge{}
+	}
+	if w.SearchID != "" {
+		out.SocialSavedSearchID = &w.SearchID
+	}
+	if w.Definition.TriggerKind() == workflow.TriggerWebhook {
+		u := s.publicURL + "/v1/hooks/" + w.ID
+		out.WebhookURL = &u
+	}
+	return out
+}
+
+// accountLookup answers the validator's questions about one account.
+type accountLookup struct {
+	store   *store.Store
+	account string
+}
+
+func (l accountLookup) TopicExists(ctx context.Context, id string) (bool, error) {
+	return l.store.TopicExists(ctx, l.account, id)
+}
+
+func (l accountLookup) SecretExists(ctx context.Context, name string) (bool, error) {
+	return l.store.SecretExists(ctx, l.account, name)
+}
+
+// checkDefinition adds the problems of a definition found at pointer root.
+func (s *Server) checkDefinition(ctx context.Context, def workflow.Definition, root string, p *problems) error {
+	found, err := s.validator.Validate(ctx, def, root, accountLookup{s.store, principalFrom(ctx).Account.ID})
+	if err != nil {
+		return s.fail(ctx, err)
+	}
+	for _, f := range found {
+		*p = append(*p, Detail{Field: pointerField(f.Pointer), Pointer: f.Pointer, Message: f.Message})
+	}
+	return nil
+}
+
+// ensureWebhookSecret gives a webhook-triggered workflow its signing secret
+// when it has none, and returns it (once) for the answer.
+func (s *Server) ensureWebhookSecret(w *workflow.Workflow) *string {
+	if w.Definition.TriggerKind() != workflow.TriggerWebhook || w.WebhookSecret != nil {
+		return nil
+	}
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	plain := "whsec_" + base64.StdEncoding.EncodeToString(raw)
+	w.WebhookSecret = s.secrets.Seal([]byte(plain), webhookSecretContext(w.ID))
+	return &plain
+}
+
+func webhookSecretContext(workflowID string) string { return "workflow/" + workflowID + "/webhook" }
+
+func parseWorkflowStatus(v string) workflow.Status { return workflow.Status(strings.ToUpper(v)) }
+
+type createWorkflowInput struct {
+	Body struct {
+		Name        string              `json:"name" maxLength:"255" doc:"1-255 characters."`
+		Description string              `json:"description,omitempty"`
+		Workflow    workflow.Definition `json:"workflow"`
+		SearchID    string              `json:"search_id,omitempty" doc:"A saved search of the account to link (shown as social_saved_search_id; it cannot change later)."`
+		Enabled     bool                `json:"enabled,omitempty" doc:"Default false."`
+		Status      string              `json:"status,omitempty" enum:"DRAFT,PUBLISHED,draft,published" doc:"Default DRAFT."`
+	}
+}
+
+func (s *Server) handleCreateWorkflow(ctx context.Context, in *createWorkflowInput) (*createdReply[workflowOut], error) {
+	acct := principalFrom(ctx).Account.ID
+	var p problems
+	checkName(in.Body.Name, &p)
+	if id := in.Body.SearchID; id != "" {
+		if _, err := s.store.AccountSearch(ctx, acct, id); errors.Is(err, store.ErrNotFound) {
+			p.add("body.search_id", "names no saved search of this account")
+		} else if err != nil {
+			return nil, s.fail(ctx, err)
+		}
+	}
+	if err := s.checkDefinition(ctx, in.Body.Workflow, "/workflow", &p); err != nil {
+		return nil, err
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	w := workflow.Workflow{ID: store.NewID(), AccountID: acct, Name: strings.TrimSpace(in.Body.Name),
+		Description: in.Body.Description, Definition: in.Body.Workflow, Enabled: in.Body.Enabled,
+		Status: cmpOr(parseWorkflowStatus(in.Body.Status), workflow.StatusDraft), SearchID: in.Body.SearchID}
+	shown := s.ensureWebhookSecret(&w)
+	if err := s.store.CreateWorkflow(ctx, &w); err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := s.toWorkflow(w, false)
+	out.WebhookSecret = shown
+	return createdWith("Workflow created", out), nil
+}
+
+type listWorkflowsInput struct {
+	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
+	Offset int    `query:"offset" minimum:"0" default:"0"`
+	Status string `query:"status" enum:"DRAFT,PUBLISHED,draft,published" doc:"Only workflows in this status."`
+}
+
+type workflowList struct {
+	Items   []workflowOut `json:"items"`
+	HasMore bool          `json:"has_more"`
+	Total   int64         `json:"total" doc:"Workflows matching the filter."`
+}
+
+func (s *Server) handleListWorkflows(ctx context.Context, in *listWorkflowsInput) (*Reply[workflowList], error) {
+	acct := principalFrom(ctx).Account.ID
+	ws, total, err := s.store.ListWorkflows(ctx, acct, parseWorkflowStatus(in.Status), in.Limit, in.Offset)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	drafts, err := s.store.DraftedWorkflows(ctx, acct, ids(ws))
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := workflowList{Items: make([]workflowOut, 0, len(ws)), Total: total, HasMore: int64(in.Offset+len(ws)) < total}
+	for _, w := range ws {
+		out.Items = append(out.Items, s.toWorkflow(w, drafts[w.ID]))
+	}
+	return reply("Workflows", out), nil
+}
+
+func ids(ws []workflow.Workflow) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.ID
+	}
+	return out
+}
+
+type workflowIDInput struct {
+	ID string `path:"id" doc:"Workflow id."`
+}
+
+func (s *Server) handleGetWorkflow(ctx context.Context, in *workflowIDInput) (*Reply[workflowOut], error) {
+	acct := principalFrom(ctx).Account.ID
+	w, err := s.store.AccountWorkflow(ctx, acct, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	drafts, err := s.store.DraftedWorkflows(ctx, acct, []string{w.ID})
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Workflow", s.toWorkflow(w, drafts[w.ID])), nil
+}
+
+type patchWorkflowInput struct {
+	ID   string `path:"id" doc:"Workflow id."`
+	Body struct {
+		Name        *string              `json:"name,omitempty" doc:"1-255 characters."`
+		Description *string              `json:"description,omitempty"`
+		Workflow    *workflow.Definition `json:"workflow,omitempty" doc:"Replaces the live definition."`
+		Enabled     *bool                `json:"enabled,omitempty" doc:"Turns the trigger on or off, whatever the status."`
+		Status      string               `json:"status,omitempty" enum:"DRAFT,PUBLISHED,draft,published" doc:"PUBLISHED promotes the draft, if any, into the live workflow and deletes it."`
+		// The link to a saved search is fixed; these are declared to say so.
+		SearchID            any `json:"search_id,omitempty" doc:"Cannot be changed: delete the workflow and create it again."`
+		SocialSavedSearchID any `json:"social_saved_search_id,omitempty" doc:"Cannot be changed: delete the workflow and create it again."`
+	}
+}
+
+func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput) (*Reply[workflowOut], error) {
+	acct := principalFrom(ctx).Account.ID
+	b := in.Body
+	var p problems
+	for field, v := range map[string]any{"body.search_id": b.SearchID, "body.social_saved_search_id": b.SocialSavedSearchID} {
+		if v != nil {
+			p.add(field, "cannot be changed; to link another saved search, delete the workflow and create it again with that search_id")
+		}
+	}
+	if b.Name != nil {
+		checkName(*b.Name, &p)
+	}
+	if b.Workflow != nil {
+		if err := s.checkDefinition(ctx, *b.Workflow, "/workflow", &p); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	var (
+		shown    *string
+		hasDraft bool
+	)
+	w, err := s.store.UpdateWorkflow(ctx, acct, in.ID, func(w *workflow.Workflow, draft *workflow.Draft) (store.WorkflowEdit, error) {
+		var edit store.WorkflowEdit
+		status := parseWorkflowStatus(b.Status)
+		hasDraft = draft != nil
+		if status == workflow.StatusPublished && draft != nil {
+			// The draft was valid when saved; what it names (a topic, a
+			// secret) may have gone since.
+			var p problems
+			if err := s.checkDefinition(ctx, draft.Definition, "/draft/workflow", &p); err != nil {
+				return edit, err
+			}
+			if err := p.err(); err != nil {
+				return edit, err
+			}
+			w.Name, w.Description, w.Definition = draft.Name, draft.Description, draft.Definition
+			edit.DeleteDraft, hasDraft = true, false
+		}
+		if b.Name != nil {
+			w.Name = strings.TrimSpace(*b.Name)
+		}
+		if b.Description != nil {
+			w.Description = *b.Description
+		}
+		if b.Workflow != nil {
+			w.Definition = *b.Workflow
+		}
+		if b.Enabled != nil {
+			w.Enabled = *b.Enabled
+		}
+		if status != "" {
+			w.Status = status
+		}
+		shown = s.ensureWebhookSecret(w)
+		return edit, nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := s.toWorkflow(w, hasDraft)
+	out.WebhookSecret = shown
+	return reply("Workflow updated", out), nil
+}
+
+func (s *Server) handleDeleteWorkflow(ctx context.Context, in *workflowIDInput) (*Reply[deletedData], error) {
+	err := s.store.DeleteWorkflow(ctx, principalFrom(ctx).Account.ID, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Workflow deleted", deletedData{ID: in.ID, Deleted: true}), nil
+}
+
+// draftOut is a workflow's pending edit.
+type draftOut struct {
+	ID           string              `json:"id"`
+	WorkflowID   string              `json:"workflow_id"`
+	Name         string              `json:"name"`
+	Description  string              `json:"description"`
+	Workflow     workflow.Definition `json:"workflow"`
+	Created      string              `json:"created"`
+	LastModified string              `json:"last_modified"`
+	IsSynced     bool                `json:"is_synced" doc:"Whether the draft equals the live workflow."`
+}
+
+func toDraft(d workflow.Draft, live workflow.Workflow) draftOut {
+	out := draftOut{ID: d.ID, WorkflowID: d.WorkflowID, Name: d.Name, Description: d.Description,
+		Workflow: d.Definition, Created: formatTime(d.CreatedAt), LastModified: formatTime(d.LastModified),
+		IsSynced: d.Synced(live)}
+	if out.Workflow.Actions == nil {
+		out.Workflow.Actions = []workflow.Action{}
+	}
+	if out.Workflow.Edges == nil {
+		out.Workflow.Edges = []workflow.Edge{}
+	}
+	return out
+}
+
+func (s *Server) handleGetDraft(ctx context.Context, in *workflowIDInput) (*Reply[draftOut], error) {
+	w, d, err := s.store.WorkflowDraft(ctx, principalFrom(ctx).Account.ID, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		if w.ID == "" {
+			return nil, notFound("Workflow " + in.ID)
+		}
+		return nil, notFound("A draft of workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Workflow draft", toDraft(d, w)), nil
+}
+
+type putDraftInput struct {
+	ID   string `path:"id" doc:"Workflow id."`
+	Body struct {
+		Name        *string             `json:"name,omitempty" doc:"1-255 characters; default the workflow's."`
+		Description *string             `json:"description,omitempty" doc:"Default the workflow's."`
+		Workflow    workflow.Definition `json:"workflow"`
+	}
+}
+
+func (s *Server) handlePutDraft(ctx context.Context, in *putDraftInput) (*Reply[draftOut], error) {
+	acct := principalFrom(ctx).Account.ID
+	var p problems
+	if in.Body.Name != nil {
+		checkName(*in.Body.Name, &p)
+	}
+	if err := s.checkDefinition(ctx, in.Body.Workflow, "/workflow", &p); err != nil {
+		return nil, err
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	live, err := s.store.AccountWorkflow(ctx, acct, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	d := workflow.Draft{WorkflowID: in.ID, Name: live.Name, Description: live.Description, Definition: in.Body.Workflow}
+	if in.Body.Name != nil {
+		d.Name = strings.TrimSpace(*in.Body.Name)
+	}
+	if in.Body.Description != nil {
+		d.Description = *in.Body.Description
+	}
+	live, err = s.store.PutDraft(ctx, acct, &d)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Workflow draft saved", toDraft(d, live)), nil
+}
+
+type draftDeleted struct {
+	WorkflowID string `json:"workflow_id"`
+	Deleted    bool   `json:"deleted"`
+}
+
+func (s *Server) handleDeleteDraft(ctx context.Context, in *workflowIDInput) (*Reply[draftDeleted], error) {
+	err := s.store.DeleteDraft(ctx, principalFrom(ctx).Account.ID, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("A draft of workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Workflow draft deleted", draftDeleted{WorkflowID: in.ID, Deleted: true}), nil
+}
+
+type catalogueInput struct {
+	Category string `query:"category" doc:"ai, enrichment, crm, messaging, social, control_flow, utility, integration, other; also control-flow, integrations, utilities, database."`
+}
+
+type catalogue struct {
+	Items []action.Spec `json:"items"`
+	Total int           `json:"total"`
+}
+
+func (s *Server) handleActionCatalogue(ctx context.Context, in *catalogueInput) (*Reply[catalogue], error) {
+	var cat action.Category
+	if in.Category != "" {
+		c, ok := action.ParseCategory(in.Category)
+		if !ok {
+			return nil, validationError(Detail{Field: "query.category",
+				Message: "must be one of " + strings.Join(action.CategoryNames(), ", ")})
+		}
+		cat = c
+	}
+	items := s.catalogue.List(cat)
+	return reply("Workflow actions", catalogue{Items: items, Total: len(items)}), nil
+}
+
+// createdReply answers 201 with an envelope.
+type createdReply[T any] struct {
+	Status int
+	Body   Envelope[T]
+}
+
+func createdWith[T any](message string, data T) *createdReply[T] {
+	return &createdReply[T]{Status: http.StatusCreated, Body: Envelope[T]{Message: message, Success: true, Data: data}}
+}

@@ -1,0 +1,346 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/workflow"
+)
+
+const workflowColumns = `id, account_id, name, description, definition, version, status, enabled,
+	COALESCE(search_id, ''), webhook_secret, created_at, updated_at`
+
+func scanWorkflow(row interface{ Scan(...any) error }) (workflow.Workflow, error) {
+	var (
+		w                workflow.Workflow
+		def              []byte
+		status           string
+		created, updated int64
+	)
+	err := row.Scan(&w.ID, &w.AccountID, &w.Name, &w.Description, &def, &w.Version, &status, &w.Enabled,
+		&w.SearchID, &w.WebhookSecret, &created, &updated)
+	if err != nil {
+		return workflow.Workflow{}, err
+	}
+	if err := json.Unmarshal(def, &w.Definition); err != nil {
+		return workflow.Workflow{}, fmt.Errorf("decode workflow definition: %w", err)
+	}
+	w.Status, w.CreatedAt, w.UpdatedAt = workflow.Status(status), fromMS(created), fromMS(updated)
+	return w, nil
+}
+
+// triggerColumns are the trigger's kind and topic, kept beside the
+// definition for the engine's lookups.
+func triggerColumns(d workflow.Definition) (kind string, topicID any) {
+	kind = d.TriggerKind()
+	if kind == workflow.TriggerEngagement {
+		if id, ok := d.Trigger.Inputs["topic_id"].(string); ok {
+			return kind, id
+		}
+	}
+	return kind, nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// CreateWorkflow stores a new workflow, filling in its id, version and times.
+func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow) error {
+	def, err := json.Marshal(w.Definition)
+	if err != nil {
+		return fmt.Errorf("store: create workflow: %w", err)
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	w.ID, w.Version, w.CreatedAt, w.UpdatedAt = NewID(), 1, now, now
+	kind, topicID := triggerColumns(w.Definition)
+	_, err = s.db.ExecContext(ctx,
+		`INSERT INTO workflows (id, account_id, name, description, definition, version, status, enabled, search_id,
+		                        trigger_kind, topic_id, webhook_secret, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $12)`,
+		w.ID, w.AccountID, w.Name, w.Description, string(def), string(w.Status), w.Enabled, nullString(w.SearchID),
+		kind, topicID, w.WebhookSecret, ms(now))
+	if err != nil {
+		return fmt.Errorf("store: create workflow: %w", err)
+	}
+	return nil
+}
+
+// AccountWorkflow returns the account's workflow unless it is deleted.
+func (s *Store) AccountWorkflow(ctx context.Context, accountID, id string) (workflow.Workflow, error) {
+	if !ValidID(id) {
+		return workflow.Workflow{}, fmt.Errorf("store: workflow %q: %w", id, ErrNotFound)
+	}
+	w, err := scanWorkflow(s.read.QueryRowContext(ctx,
+		`SELECT `+workflowColumns+` FROM workflows WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return workflow.Workflow{}, fmt.Errorf("store: workflow %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return workflow.Workflow{}, fmt.Errorf("store: workflow %s: %w", id, err)
+	}
+	return w, nil
+}
+
+// ListWorkflows returns the account's workflows, newest first, from offset,
+// and how many match; status "" lists both.
+func (s *Store) ListWorkflows(ctx context.Context, accountID string, status workflow.Status, limit, offset int) ([]workflow.Workflow, int64, error) {
+	where, args := `account_id = $1 AND deleted_at IS NULL`, []any{accountID}
+	if status != "" {
+		where, args = where+` AND status = $2`, append(args, string(status))
+	}
+	var total int64
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM workflows WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count workflows: %w", err)
+	}
+	n := len(args)
+	rows, err := s.read.QueryContext(ctx,
+		fmt.Sprintf(`SELECT `+workflowColumns+` FROM workflows WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, n+1, n+2),
+		append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list workflows: %w", err)
+	}
+	defer rows.Close()
+	out := []workflow.Workflow{}
+	for rows.Next() {
+		w, err := scanWorkflow(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: list workflows: %w", err)
+		}
+		out = append(out, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("store: list workflows: %w", err)
+	}
+	return out, total, nil
+}
+
+// WorkflowEdit is what an edit of a workflow decided.
+type WorkflowEdit struct {
+	// DeleteDraft removes the draft in the same transaction (publishing).
+	DeleteDraft bool
+}
+
+// UpdateWorkflow edits the account's workflow in one transaction: edit sees
+// the live workflow and its draft (nil when none) as they are, changes the
+// workflow in place, and what it leaves is stored; the version moves when
+// the definition changed. An error from edit aborts everything.
+func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
+	edit func(w *workflow.Workflow, draft *workflow.Draft) (WorkflowEdit, error)) (workflow.Workflow, error) {
+	if !ValidID(id) {
+		return workflow.Workflow{}, fmt.Errorf("store: update workflow %q: %w", id, ErrNotFound)
+	}
+	var w workflow.Workflow
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		w, err = scanWorkflow(tx.QueryRowContext(ctx,
+			`SELECT `+workflowColumns+` FROM workflows WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`+s.forUpdate(), id, accountID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		draft, err := draftTx(ctx, tx, id)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		before := w
+		e, err := edit(&w, draft)
+		if err != nil {
+			return err
+		}
+		if !workflow.SameDefinition(before.Definition, w.Definition) {
+			w.Version++
+		}
+		w.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+		def, err := json.Marshal(w.Definition)
+		if err != nil {
+			return err
+		}
+		kind, topicID := triggerColumns(w.Definition)
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE workflows SET name = $2, description = $3, definition = $4, version = $5, status = $6, enabled = $7,
+			        trigger_kind = $8, topic_id = $9, webhook_secret = $10, updated_at = $11
+			  WHERE id = $1`,
+			id, w.Name, w.Description, string(def), w.Version, string(w.Status), w.Enabled, kind, topicID, w.WebhookSecret, ms(w.UpdatedAt)); err != nil {
+			return err
+		}
+		if e.DeleteDraft {
+			_, err = tx.ExecContext(ctx, `DELETE FROM workflow_drafts WHERE workflow_id = $1`, id)
+		}
+		return err
+	})
+	if err != nil {
+		return workflow.Workflow{}, fmt.Errorf("store: update workflow %s: %w", id, err)
+	}
+	return w, nil
+}
+
+// DeleteWorkflow soft-deletes the account's workflow: its triggers stop at
+// once; its executions stay readable for their retention period.
+func (s *Store) DeleteWorkflow(ctx context.Context, accountID, id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("store: delete workflow %q: %w", id, ErrNotFound)
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE workflows SET deleted_at = $3, updated_at = $3
+			WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID, ms(s.now()))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM workflow_drafts WHERE workflow_id = $1`, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete workflow %s: %w", id, err)
+	}
+	return nil
+}
+
+func scanDraft(row interface{ Scan(...any) error }) (workflow.Draft, error) {
+	var (
+		d                workflow.Draft
+		def              []byte
+		created, updated int64
+	)
+	if err := row.Scan(&d.ID, &d.WorkflowID, &d.Name, &d.Description, &def, &created, &updated); err != nil {
+		return workflow.Draft{}, err
+	}
+	if err := json.Unmarshal(def, &d.Definition); err != nil {
+		return workflow.Draft{}, fmt.Errorf("decode draft definition: %w", err)
+	}
+	d.CreatedAt, d.LastModified = fromMS(created), fromMS(updated)
+	return d, nil
+}
+
+const draftColumns = `id, workflow_id, name, description, definition, created_at, updated_at`
+
+func draftTx(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, workflowID string) (*workflow.Draft, error) {
+	d, err := scanDraft(q.QueryRowContext(ctx, `SELECT `+draftColumns+` FROM workflow_drafts WHERE workflow_id = $1`, workflowID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// WorkflowDraft returns the draft of the account's workflow; ErrNotFound
+// when the workflow or its draft does not exist.
+func (s *Store) WorkflowDraft(ctx context.Context, accountID, workflowID string) (workflow.Workflow, workflow.Draft, error) {
+	w, err := s.AccountWorkflow(ctx, accountID, workflowID)
+	if err != nil {
+		return workflow.Workflow{}, workflow.Draft{}, err
+	}
+	d, err := draftTx(ctx, s.read, workflowID)
+	if err != nil {
+		return w, workflow.Draft{}, fmt.Errorf("store: draft of workflow %s: %w", workflowID, err)
+	}
+	return w, *d, nil
+}
+
+// PutDraft creates or replaces the draft of the account's workflow and
+// returns it with the live workflow.
+func (s *Store) PutDraft(ctx context.Context, accountID string, d *workflow.Draft) (workflow.Workflow, error) {
+	def, err := json.Marshal(d.Definition)
+	if err != nil {
+		return workflow.Workflow{}, fmt.Errorf("store: put draft: %w", err)
+	}
+	var w workflow.Workflow
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		w, err = scanWorkflow(tx.QueryRowContext(ctx,
+			`SELECT `+workflowColumns+` FROM workflows WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`+s.forUpdate(), d.WorkflowID, accountID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		now := s.now().UTC().Truncate(time.Millisecond)
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO workflow_drafts (workflow_id, id, name, description, definition, created_at, updated_at)
+			 VALUES ($1, $2, $3, $4, $5, $6, $6)
+			 ON CONFLICT (workflow_id) DO UPDATE SET name = excluded.name, description = excluded.description,
+			        definition = excluded.definition, updated_at = excluded.updated_at`,
+			d.WorkflowID, NewID(), d.Name, d.Description, string(def), ms(now)); err != nil {
+			return err
+		}
+		stored, err := draftTx(ctx, tx, d.WorkflowID)
+		if err != nil {
+			return err
+		}
+		*d = *stored
+		return nil
+	})
+	if err != nil {
+		return workflow.Workflow{}, fmt.Errorf("store: put draft of workflow %s: %w", d.WorkflowID, err)
+	}
+	return w, nil
+}
+
+// DeleteDraft removes the draft of the account's workflow; ErrNotFound when
+// there is none.
+func (s *Store) DeleteDraft(ctx context.Context, accountID, workflowID string) error {
+	if !ValidID(workflowID) {
+		return fmt.Errorf("store: delete draft %q: %w", workflowID, ErrNotFound)
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM workflow_drafts WHERE workflow_id = $1
+		AND workflow_id IN (SELECT id FROM workflows WHERE account_id = $2 AND deleted_at IS NULL)`, workflowID, accountID)
+	if err != nil {
+		return fmt.Errorf("store: delete draft of workflow %s: %w", workflowID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: draft of workflow %s: %w", workflowID, ErrNotFound)
+	}
+	return nil
+}
+
+// TopicExists tells whether the account has this topic, not deleted.
+func (s *Store) TopicExists(ctx context.Context, accountID, id string) (bool, error) {
+	_, err := s.AccountTopic(ctx, accountID, id)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// DraftedWorkflows tells which of the account's workflows have a draft.
+func (s *Store) DraftedWorkflows(ctx context.Context, accountID string, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{accountID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT d.workflow_id FROM workflow_drafts d JOIN workflows w ON w.id = d.workflow_id
+		WHERE w.account_id = $1 AND d.workflow_id IN (`+inList(1, len(ids))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: drafted workflows: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: drafted workflows: %w", err)
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,148 @@
+// Package workflow is workflow definitions: their shape, their validation
+// against the action catalogue, templates, drafts and publishing rules.
+// The engine that runs them lives in workflow/engine.
+package workflow
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status of a workflow: a DRAFT never fires; a PUBLISHED one fires while enabled.
+type Status string
+
+// Workflow statuses.
+const (
+	StatusDraft     Status = "DRAFT"
+	StatusPublished Status = "PUBLISHED"
+)
+
+// Source is the start of every workflow graph.
+const Source = "$source"
+
+// Trigger kinds (also the event_name of an execution).
+const (
+	TriggerNewPost    = "workflows/new-post"
+	TriggerEngagement = "workflows/engagement"
+	TriggerWebhook    = "workflows/webhook"
+	TriggerScheduled  = "workflows/scheduled-trigger"
+)
+
+// TriggerKinds lists the trigger kinds.
+func TriggerKinds() []string {
+	return []string{TriggerNewPost, TriggerEngagement, TriggerWebhook, TriggerScheduled}
+}
+
+// Definition is what a workflow does: a trigger, actions and the edges
+// between them, starting at Source.
+type Definition struct {
+	Trigger      *Trigger `json:"trigger,omitempty" doc:"What starts an execution; omitted means workflows/new-post."`
+	Actions      []Action `json:"actions" doc:"The steps, at most 100."`
+	Edges        []Edge   `json:"edges" doc:"From $source or an action to an action."`
+	ColumnConfig []Column `json:"column_config,omitempty" doc:"Step outputs shown as columns of an execution (mapped_output)."`
+}
+
+// Trigger starts executions.
+type Trigger struct {
+	Kind   string         `json:"kind" doc:"workflows/new-post, workflows/engagement ({topic_id}), workflows/webhook or workflows/scheduled-trigger ({cron, timezone})."`
+	Inputs map[string]any `json:"inputs,omitempty"`
+}
+
+// Action is one step of a workflow.
+type Action struct {
+	ID        string         `json:"id" doc:"Unique in the workflow: 1-64 letters, digits, _ or -."`
+	Kind      string         `json:"kind" doc:"An action kind of GET /v1/workflows/actions."`
+	Name      string         `json:"name,omitempty"`
+	Inputs    map[string]any `json:"inputs,omitempty" doc:"The kind's inputs; strings may hold {{ expr }} templates."`
+	Retry     *Retry         `json:"retry,omitempty"`
+	TimeoutMS *int64         `json:"timeout_ms,omitempty" doc:"Time limit of one attempt, 100-600000 ms."`
+}
+
+// Retry says how often a failing step is tried again.
+type Retry struct {
+	MaxAttempts int   `json:"max_attempts" doc:"Attempts in all, 1-10."`
+	BackoffMS   int64 `json:"backoff_ms,omitempty" doc:"Wait before the second attempt, doubled after each; 0-3600000 ms."`
+}
+
+// Edge connects two nodes; a conditional edge is taken only on its condition.
+type Edge struct {
+	From        string       `json:"from"`
+	To          string       `json:"to"`
+	Name        string       `json:"name,omitempty"`
+	Conditional *Conditional `json:"conditional,omitempty"`
+}
+
+// Edge conditions.
+const (
+	EdgeIf        = "if"        // from builtin:if, taken when the condition holds
+	EdgeElse      = "else"      // from builtin:if, taken when it does not
+	EdgeMatch     = "match"     // from any step, taken when ref (an expression) holds
+	EdgeLoop      = "loop"      // from builtin:loop to the body
+	EdgeCompleted = "completed" // from builtin:loop, after every item
+)
+
+// Conditional marks an edge taken only in some cases.
+type Conditional struct {
+	Type string `json:"type" enum:"if,else,match,loop,completed"`
+	Ref  string `json:"ref,omitempty" doc:"For match: an expression over the same variables as templates plus output (the step's output)."`
+}
+
+// Column maps a step's output field to a column of the execution log.
+type Column struct {
+	ID        string `json:"id"`
+	StepID    string `json:"stepId"`
+	FieldPath string `json:"fieldPath" doc:"Dotted path into the step's output, e.g. prospect.job_title."`
+	Label     string `json:"label"`
+}
+
+// TriggerKind is the definition's trigger kind, new-post when none is set.
+func (d Definition) TriggerKind() string {
+	if d.Trigger == nil || d.Trigger.Kind == "" {
+		return TriggerNewPost
+	}
+	return d.Trigger.Kind
+}
+
+// Workflow is an account's automation.
+type Workflow struct {
+	ID          string
+	AccountID   string
+	Name        string
+	Description string
+	Definition  Definition
+	Enabled     bool
+	Status      Status
+	SearchID    string // the linked saved search; "" for none
+	// WebhookSecret is the sealed signing secret of a webhook trigger
+	// (nil until the live definition first has one).
+	WebhookSecret []byte
+	// Version counts changes of the live definition (templates are
+	// compiled once per version).
+	Version   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Draft is a pending edit of a workflow, promoted by publishing.
+type Draft struct {
+	ID           string
+	WorkflowID   string
+	Name         string
+	Description  string
+	Definition   Definition
+	CreatedAt    time.Time
+	LastModified time.Time
+}
+
+// Synced tells whether the draft equals the live workflow.
+func (d Draft) Synced(w Workflow) bool {
+	return d.Name == w.Name && d.Description == w.Description && SameDefinition(d.Definition, w.Definition)
+}
+
+// SameDefinition compares two definitions by their JSON (object keys are
+// sorted by encoding/json, so equal definitions encode alike).
+func SameDefinition(a, b Definition) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
