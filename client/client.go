@@ -43,6 +43,7 @@ type Response struct {
 type Detail struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
+	Pointer string `json:"pointer,omitempty"`
 }
 
 // APIError is an error answer.
@@ -62,6 +63,16 @@ func (e *APIError) Error() string {
 func (e *APIError) HasField(field string) bool {
 	for _, d := range e.Details {
 		if d.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// HasPointer reports whether a detail points at the body location ptr.
+func (e *APIError) HasPointer(ptr string) bool {
+	for _, d := range e.Details {
+		if d.Pointer == ptr {
 			return true
 		}
 	}

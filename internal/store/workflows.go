@@ -12,7 +12,7 @@ import (
 )
 
 const workflowColumns = `id, account_id, name, description, definition, version, status, enabled,
-	COALESCE(search_id, ''), webhook_secret, created_at, updated_at`
+	COALESCE(CAST(search_id AS TEXT), ''), webhook_secret, created_at, updated_at`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflow.Workflow, error) {
 	var (
