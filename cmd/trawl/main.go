@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"syscall"
 	"time"
+	_ "time/tzdata" // scheduled triggers name IANA zones; hosts without zoneinfo still know them
 
 	"github.com/alecthomas/kong"
 
