@@ -82,11 +82,21 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("store: create database directory: %w", err)
 	}
-	// busy_timeout comes first: the pragmas run in order, and switching a new
-	// file to WAL must wait for a concurrent opener instead of failing.
+	// The driver runs busy_timeout first (switching a new file to WAL must
+	// wait for a concurrent opener instead of failing), then the other
+	// _pragma values in alphabetical order, whatever their order here, then
+	// the shorthand keys (_journal_mode, …).
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	// page_size only takes effect before the file switches to WAL.
-	writer, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate&_pragma=page_size(16384)&_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(8000)")
+	// The writer: statement journals (each multi-row write in a transaction
+	// keeps one) stay in memory instead of a temporary file, and the page
+	// cache holds what a large collection transaction dirties (2 MB, the
+	// default, made SQLite spill pages to the WAL mid-transaction and read
+	// them back). page_size stays at the 4 KiB default (an earlier 16 KiB
+	// setting never took effect: the driver ran it after the switch to WAL):
+	// collection dirties pages all over several B-trees, and each dirty page
+	// is written whole to the WAL at commit.
+	writerPragmas := "&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(8000)&_journal_mode=WAL"
+	writer, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate"+writerPragmas)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
