@@ -217,10 +217,24 @@ func anyEqual(s string, vals []string) bool {
 func anyDomain(d string, domains []string) bool {
 	d = strings.ToLower(d)
 	for _, want := range domains {
-		w := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(want), "www."))
+		w := DomainValue(want)
 		if d != "" && (d == w || strings.HasSuffix(d, "."+w)) {
 			return true
 		}
 	}
 	return false
+}
+
+// Empty reports whether the filters let everyone through.
+func (f Filters) Empty() bool {
+	return len(f.JobTitles) == 0 && len(f.JobTitlesExcludes) == 0 && len(f.DomainIncludes) == 0 &&
+		len(f.DomainExcludes) == 0 && len(f.CompanySizes) == 0 && len(f.CompanySizesExcl) == 0 &&
+		len(f.Industries) == 0 && len(f.IndustriesExcludes) == 0 && len(f.Countries) == 0 &&
+		len(f.CountriesExcludes) == 0 && len(f.Followers) == 0
+}
+
+// DomainValue is how a company_domain filter value is compared: trimmed,
+// without "www.", in lower case.
+func DomainValue(want string) string {
+	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(want), "www."))
 }

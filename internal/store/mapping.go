@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"math"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -43,91 +44,206 @@ func (e *ErrQueryTooBroad) Error() string {
 // recent qualifying engagement falls in the window, newest first, one per
 // person, with the exact number of such people. A query that qualifies
 // more than maxCandidates engagements is *ErrQueryTooBroad.
+//
+// The qualifying posts are found in Go (full-text candidates, exact keyword
+// hits on their text); the engagements are aggregated in SQL, one row per
+// person, from the covering index on (post, time, person, type) alone.
+// Each person's row carries one packed key (see mappingKey) that orders
+// their engagements as newerEngagement does, so MAX() picks their latest
+// qualifying engagement and its post without sorting. Filters that SQL can
+// decide exactly on ASCII values narrow the rows in SQL; Filters.Match
+// decides every row in Go, so non-ASCII values keep Go's case folding.
 func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Time, maxCandidates int) ([]MappingResult, int64, error) {
-	posts, err := s.qualifyingPosts(ctx, q, now)
+	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
+	posts, err := s.qualifyingPosts(ctx, q, since)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
 	if len(posts) == 0 {
 		return []MappingResult{}, 0, nil
 	}
+	if len(posts) > keyPostMask {
+		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(posts)), Limit: maxCandidates}
+	}
 	urns, err := json.Marshal(posts)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
-	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
-	var candidates int64
-	if err := s.read.QueryRowContext(ctx,
-		`SELECT COUNT(*) FROM pronet_engagements WHERE post_urn IN (`+s.jsonTextList(1)+`) AND engaged_at >= $2`,
-		string(urns), since).Scan(&candidates); err != nil {
-		return nil, 0, fmt.Errorf("store: social mapping: count: %w", err)
+	args := []any{string(urns), since}
+	postList := `SELECT value AS urn, CAST(key AS INTEGER) AS idx FROM json_each($1)`
+	if s.dialect == Postgres {
+		postList = `SELECT x.urn, x.idx - 1 AS idx FROM jsonb_array_elements_text($1::jsonb) WITH ORDINALITY AS x(urn, idx)`
 	}
-	if candidates > int64(maxCandidates) {
-		return nil, 0, &ErrQueryTooBroad{Engagements: candidates, Limit: maxCandidates}
+	perPerson := `WITH q AS (` + postList + `),
+	     e AS MATERIALIZED (
+	       SELECT e.person_urn AS person, COUNT(*) AS n,
+	              MAX((((e.engaged_at - $2) * 2 + CASE WHEN e.type = 'comment' THEN 1 ELSE 0 END) * ` + keyPostSpanSQL + `) + (` + keyPostMaskSQL + ` - q.idx)) AS k
+	         FROM q JOIN pronet_engagements e ON e.post_urn = q.urn AND e.engaged_at >= $2
+	        GROUP BY e.person_urn)`
+	type hit struct {
+		person string
+		key    int64
 	}
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT e.person_urn, e.post_urn, e.type, e.engaged_at,
-		        p.first_name, p.last_name, p.full_name, p.pronet_url, p.avatar, p.country, p.company, p.company_domain,
-		        p.company_size, p.industry, p.job_title, p.headline, p.followers
-		   FROM pronet_engagements e JOIN pronet_people p ON p.urn = e.person_urn
-		  WHERE e.post_urn IN (`+s.jsonTextList(1)+`) AND e.engaged_at >= $2`,
-		string(urns), since)
-	if err != nil {
-		return nil, 0, fmt.Errorf("store: social mapping: engagements: %w", err)
-	}
-	latest := map[string]*MappingResult{}
-	for rows.Next() {
-		var (
-			r         MappingResult
-			engaged   int64
-			headline  string
-			followers sql.NullInt64
-		)
-		p := &r.Person
-		if err := rows.Scan(&p.URN, &r.PostURN, &r.EngagementType, &engaged, &p.FirstName, &p.LastName, &p.FullName,
-			&p.PronetURL, &p.Avatar, &p.Country, &p.Company, &p.CompanyDomain, &p.CompanySize, &p.Industry,
-			&p.JobTitle, &headline, &followers); err != nil {
-			rows.Close()
+	var (
+		engagements, total int64
+		page               []hit
+	)
+	if q.Filters.Empty() {
+		// The page and the totals in SQL; nothing about the people is read
+		// but the page's.
+		lo, size := pageOffset(q.Page, q.PageSize)
+		rows, err := s.read.QueryContext(ctx, perPerson+`
+			SELECT 0, '', COALESCE(SUM(n), 0), COUNT(*) FROM e
+			UNION ALL
+			SELECT 1, person, k, 0 FROM (SELECT person, k FROM e ORDER BY k / `+keyTimeUnitSQL+` DESC, person`+s.binary()+` LIMIT $3 OFFSET $4) page`,
+			append(args, size, lo)...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: social mapping: engagements: %w", err)
+		}
+		for rows.Next() {
+			var (
+				kind int
+				h    hit
+				n    int64
+			)
+			if err := rows.Scan(&kind, &h.person, &h.key, &n); err != nil {
+				rows.Close()
+				return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+			}
+			if kind == 0 {
+				engagements, total = h.key, n
+				continue
+			}
+			page = append(page, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 		}
-		if followers.Valid {
-			p.Followers = &followers.Int64
+		if engagements > int64(maxCandidates) {
+			return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
 		}
-		if p.JobTitle == "" {
-			p.JobTitle = headline // until the profile is read
+		// Rows of the same instant come ordered by person in SQL's
+		// collation; the answer orders them bytewise, as Go does.
+		slices.SortStableFunc(page, func(a, b hit) int {
+			if c := cmp.Compare(b.key/keyTimeUnit, a.key/keyTimeUnit); c != 0 {
+				return c
+			}
+			return strings.Compare(a.person, b.person)
+		})
+	} else {
+		where, fargs := s.prefilter(q.Filters, len(args)+1)
+		rows, err := s.read.QueryContext(ctx, perPerson+`
+			SELECT 0, '', COALESCE(SUM(n), 0), '', '', '', '', '', '', NULL FROM e
+			UNION ALL
+			SELECT 1, e.person, e.k, p.job_title, p.headline, p.company_domain, p.company_size, p.industry, p.country, p.followers
+			  FROM e JOIN pronet_people p ON p.urn = e.person
+			 WHERE `+where, append(args, fargs...)...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: social mapping: engagements: %w", err)
 		}
-		r.EngagedAt = fromMS(engaged)
-		if !q.Filters.Match(*p) {
-			continue
+		var kept []hit
+		for rows.Next() {
+			var (
+				kind      int
+				h         hit
+				p         mapping.Person
+				headline  string
+				followers sql.NullInt64
+			)
+			if err := rows.Scan(&kind, &h.person, &h.key, &p.JobTitle, &headline, &p.CompanyDomain, &p.CompanySize,
+				&p.Industry, &p.Country, &followers); err != nil {
+				rows.Close()
+				return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+			}
+			if kind == 0 {
+				engagements = h.key
+				continue
+			}
+			if followers.Valid {
+				p.Followers = &followers.Int64
+			}
+			if p.JobTitle == "" {
+				p.JobTitle = headline // until the profile is read
+			}
+			if q.Filters.Match(p) {
+				kept = append(kept, h)
+			}
 		}
-		if cur, ok := latest[p.URN]; !ok || newerEngagement(r, *cur) {
-			latest[p.URN] = &r
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 		}
+		if engagements > int64(maxCandidates) {
+			return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
+		}
+		slices.SortFunc(kept, func(a, b hit) int {
+			if c := cmp.Compare(b.key/keyTimeUnit, a.key/keyTimeUnit); c != 0 {
+				return c
+			}
+			return strings.Compare(a.person, b.person)
+		})
+		total = int64(len(kept))
+		lo, hi := pageBounds(q.Page, q.PageSize, len(kept))
+		page = kept[lo:hi]
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if len(page) == 0 {
+		return []MappingResult{}, total, nil
+	}
+	who := make([]string, len(page))
+	for i, h := range page {
+		who[i] = h.person
+	}
+	people, err := s.people(ctx, who)
+	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
-	all := make([]*MappingResult, 0, len(latest))
-	for _, r := range latest {
-		all = append(all, r)
-	}
-	slices.SortFunc(all, func(a, b *MappingResult) int {
-		if c := b.EngagedAt.Compare(a.EngagedAt); c != 0 {
-			return c
+	out := make([]MappingResult, len(page))
+	for i, h := range page {
+		rel, comment, idx := decodeKey(h.key)
+		out[i] = MappingResult{Person: people[h.person], EngagementType: "like", EngagedAt: fromMS(since + rel), PostURN: posts[idx]}
+		if comment {
+			out[i].EngagementType = "comment"
 		}
-		return cmp.Compare(a.Person.URN, b.Person.URN)
-	})
-	lo, hi := pageBounds(q.Page, q.PageSize, len(all))
-	page := make([]MappingResult, 0, hi-lo)
-	for _, r := range all[lo:hi] {
-		page = append(page, *r)
 	}
-	if err := s.fillPosts(ctx, page); err != nil {
+	if err := s.fillPosts(ctx, out); err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
-	return page, int64(len(all)), nil
+	return out, total, nil
 }
+
+// The packed key of an engagement among a query's qualifying posts (sorted
+// by URN, idx their position): ((engaged_at - since) * 2 + comment) *
+// keyPostSpan + (keyPostMask - idx). The larger key is the newer
+// engagement, of two at the same instant the comment, then the lower post,
+// as newerEngagement orders them; key / keyTimeUnit is the time since the
+// window's start. 26 bits for the post leave 37 for the time: 2,000 days.
+const (
+	keyPostBits    = 26
+	keyPostSpan    = 1 << keyPostBits
+	keyPostMask    = keyPostSpan - 1
+	keyTimeUnit    = 2 * keyPostSpan
+	keyPostSpanSQL = "67108864"
+	keyPostMaskSQL = "67108863"
+	keyTimeUnitSQL = "134217728"
+)
+
+func decodeKey(k int64) (rel int64, comment bool, idx int) {
+	return k / keyTimeUnit, (k/keyPostSpan)%2 == 1, keyPostMask - int(k%keyPostSpan)
+}
+
+// pageOffset is the OFFSET and LIMIT of page (from 1) of size, without
+// overflow: a page past any possible end has an offset past it too.
+func pageOffset(page, size int) (int64, int64) {
+	if page < 1 || size < 1 {
+		return math.MaxInt64 / 2, 0
+	}
+	if int64(page-1) > (math.MaxInt64/2)/int64(size) {
+		return math.MaxInt64 / 2, int64(size)
+	}
+	return int64(page-1) * int64(size), int64(size)
+}
+
 
 // newerEngagement orders a person's engagements: the later one, and of two
 // at the same instant the comment, then the lower post id.
@@ -143,20 +259,19 @@ func newerEngagement(a, b MappingResult) bool {
 
 // qualifyingPosts are the posts whose text mentions the keywords at least
 // q.MinHits() times, and with strength 0 also those a topic linked for one
-// of the keywords, that have an engagement in the window.
-func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, now time.Time) ([]string, error) {
-	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
+// of the keywords that have an engagement since `since`, sorted by URN.
+// Posts without an engagement in the window may be among them.
+func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int64) ([]string, error) {
 	var rows *sql.Rows
 	var err error
-	active := `EXISTS (SELECT 1 FROM pronet_engagements e WHERE e.post_urn = p.urn AND e.engaged_at >= $2)`
 	if s.dialect == Postgres {
 		rows, err = s.read.QueryContext(ctx,
-			`SELECT p.urn, p.text FROM pronet_posts p WHERE p.text_search @@ `+pgTSQuery(q.Keywords)+` AND `+active,
-			pgKeywordArgs(q.Keywords), since)
+			`SELECT m.urn, m.text FROM mapping_posts m WHERE m.text_search @@ `+pgTSQuery(q.Keywords),
+			pgKeywordArgs(q.Keywords))
 	} else {
 		rows, err = s.read.QueryContext(ctx,
-			`SELECT p.urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
-			  WHERE pronet_posts_fts MATCH $1 AND `+active, ftsMatch(q.Keywords), since)
+			`SELECT m.urn, m.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid JOIN mapping_posts m ON m.urn = p.urn
+			  WHERE pronet_posts_fts MATCH $1`, ftsMatch(q.Keywords))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("match posts: %w", err)
@@ -191,6 +306,14 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, now time.T
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// binary makes an ORDER BY of text compare bytes, as Go does.
+func (s *Store) binary() string {
+	if s.dialect == Postgres {
+		return ` COLLATE "C"`
+	}
+	return ""
 }
 
 // postsLinkedFor are the posts that a topic with one of the keywords among
@@ -345,13 +468,14 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	var err error
 	if s.dialect == Postgres {
 		rows, err = s.read.QueryContext(ctx,
-			`SELECT p.urn, p.author_urn, p.text FROM pronet_posts p
-			  WHERE p.text_search @@ `+pgTSQuery(q.Keywords)+` AND p.posted_at >= $2 AND p.author_urn <> ''`,
+			`SELECT m.urn, m.author_urn, m.text FROM mapping_posts m
+			  WHERE m.text_search @@ `+pgTSQuery(q.Keywords)+` AND m.posted_at >= $2 AND m.author_urn <> ''`,
 			pgKeywordArgs(q.Keywords), since)
 	} else {
 		rows, err = s.read.QueryContext(ctx,
-			`SELECT p.urn, p.author_urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
-			  WHERE pronet_posts_fts MATCH $1 AND p.posted_at >= $2 AND p.author_urn <> ''`, ftsMatch(q.Keywords), since)
+			`SELECT m.urn, m.author_urn, m.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
+			   JOIN mapping_posts m ON m.urn = p.urn
+			  WHERE pronet_posts_fts MATCH $1 AND m.posted_at >= $2 AND m.author_urn <> ''`, ftsMatch(q.Keywords), since)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
