@@ -2,11 +2,11 @@ package store
 
 import (
 	"cmp"
-	"math"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -243,7 +243,6 @@ func pageOffset(page, size int) (int64, int64) {
 	}
 	return int64(page-1) * int64(size), int64(size)
 }
-
 
 // newerEngagement orders a person's engagements: the later one, and of two
 // at the same instant the comment, then the lower post id.
