@@ -22,22 +22,18 @@ import (
 func (s *Store) SeedPeople(ctx context.Context, at time.Time, people []topic.Profile) (int64, error) {
 	var stored int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		ids, err := s.personIDs(ctx, tx)
-		if err != nil {
-			return err
-		}
 		return batchInsert(ctx, tx, s.dialect,
-			`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, job_title, company,
+			`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, job_title, company,
 			     company_domain, company_size, industry, country, followers, avatar, pronet_url, first_seen_at, profile_fetched_at) VALUES `,
-			`ON CONFLICT (urn) DO NOTHING RETURNING 1`, ids.n+17, len(people),
+			`ON CONFLICT (urn) DO NOTHING RETURNING 1`, 17, len(people),
 			func(i int) []any {
 				p := people[i]
 				var followers any
 				if p.Followers != nil {
 					followers = *p.Followers
 				}
-				return ids.row(i, p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company,
-					p.CompanyDomain, p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), ms(at))
+				return []any{p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company,
+					p.CompanyDomain, p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), ms(at)}
 			}, countRows(&stored))
 	})
 	if err != nil {
