@@ -22,7 +22,15 @@ func (s *Store) prefilter(f mapping.Filters, n int) (string, []any) {
 	)
 	arg := func(v any) string {
 		args = append(args, v)
-		return fmt.Sprintf("$%d", n+len(args)-1)
+		ph := fmt.Sprintf("$%d", n+len(args)-1)
+		if s.dialect == Postgres {
+			// Typed: PostgreSQL cannot infer a type for '.' || $n.
+			if _, ok := v.(string); ok {
+				return ph + "::text"
+			}
+			return ph + "::bigint"
+		}
+		return ph
 	}
 	ascii := func(col string) string {
 		if s.dialect == Postgres {
@@ -64,13 +72,14 @@ func (s *Store) prefilter(f mapping.Filters, n int) (string, []any) {
 	}
 	title := "(CASE WHEN p.job_title = '' THEN p.headline ELSE p.job_title END)"
 	titleTests := func(subs []string) ([]string, bool) {
-		var tests []string
 		for _, sub := range subs {
-			l := strings.ToLower(sub)
-			if !isASCII(l) {
+			if !isASCII(strings.ToLower(sub)) {
 				return nil, false // Go decides
 			}
-			tests = append(tests, contains(lower(title), arg(l)))
+		}
+		var tests []string
+		for _, sub := range subs {
+			tests = append(tests, contains(lower(title), arg(strings.ToLower(sub))))
 		}
 		return tests, true
 	}
@@ -81,13 +90,14 @@ func (s *Store) prefilter(f mapping.Filters, n int) (string, []any) {
 		exclude(title, tests)
 	}
 	domainTests := func(domains []string) ([]string, bool) {
-		var tests []string
 		for _, d := range domains {
-			w := mapping.DomainValue(d)
-			if !isASCII(w) {
+			if !isASCII(mapping.DomainValue(d)) {
 				return nil, false
 			}
-			a := arg(w)
+		}
+		var tests []string
+		for _, d := range domains {
+			a := arg(mapping.DomainValue(d))
 			tests = append(tests, lower("p.company_domain")+" = "+a, suffix(lower("p.company_domain"), a))
 		}
 		return tests, true

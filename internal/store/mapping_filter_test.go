@@ -1,0 +1,109 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/source/pronet"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/store/storetest"
+	"github.com/trawlhq/trawl/internal/topic"
+)
+
+// TestSocialMappingFiltersFoldCase: the filters SQL decides on ASCII values
+// and leaves to Go on the others give exactly what mapping.Filters.Match
+// gives, whatever the case and the script: each person engaged once with
+// one qualifying post, so the answer must be exactly the people Match
+// keeps.
+func TestSocialMappingFiltersFoldCase(t *testing.T) {
+	people := []topic.Profile{
+		{JobTitle: "GESCHÄFTSFÜHRER", CompanyDomain: "MÜNCHEN.example.DE", Industry: "Ärzte und Kliniken", Country: "de"},
+		{JobTitle: "Geschäftsführerin Vertrieb", CompanyDomain: "eu.münchen.example.de", Industry: "ÄRZTE UND KLINIKEN", Country: "DE"},
+		{JobTitle: "Head of SALES", CompanyDomain: "Acme.COM", Industry: "Software Development", Country: "us"},
+		{JobTitle: "", Headline: "Sales Leader | ΣΥΜΒΟΥΛΟΣ", CompanyDomain: "", Industry: "software development", Country: "Us"},
+		{JobTitle: "Σύμβουλος πωλήσεων", CompanyDomain: "ΠΑΡΆΔΕΙΓΜΑ.gr", Industry: "Retail", Country: "GR"},
+		{JobTitle: "Ingénieur Commercial", CompanyDomain: "notacme.com", Industry: "RETAIL", Country: "FR"},
+		{JobTitle: "Engineer", CompanyDomain: "x.acme.com", Industry: "", Country: ""},
+		{JobTitle: "İstanbul Sales", CompanyDomain: "ACME.COM.TR", Industry: "Retail", Country: "TR"},
+	}
+	filters := []mapping.Filters{
+		{JobTitles: []string{"geschäftsführer"}},
+		{JobTitles: []string{"GESCHÄFTSFÜHRER"}},
+		{JobTitles: []string{"sales"}},
+		{JobTitles: []string{"σύμβουλος"}},
+		{JobTitles: []string{"ΣΥΜΒΟΥΛΟΣ"}},
+		{JobTitlesExcludes: []string{"SALES"}},
+		{JobTitlesExcludes: []string{"geschäftsführer", "engineer"}},
+		{JobTitles: []string{"i̇stanbul"}},
+		{DomainIncludes: []string{"münchen.example.de"}},
+		{DomainIncludes: []string{"acme.com"}},
+		{DomainIncludes: []string{"παράδειγμα.gr"}},
+		{DomainExcludes: []string{"ACME.com", "MÜNCHEN.EXAMPLE.DE"}},
+		{Industries: []string{"ärzte und kliniken"}},
+		{Industries: []string{"SOFTWARE DEVELOPMENT", "retail"}},
+		{IndustriesExcludes: []string{"Retail"}},
+		{Countries: []string{"US", "DE"}},
+		{CountriesExcludes: []string{"DE", "TR"}},
+		{JobTitles: []string{"sales", "geschäftsführer"}, Countries: []string{"DE", "US"}, IndustriesExcludes: []string{"retail"}},
+	}
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			s := storetest.Open(t, engine, func() time.Time { return now })
+			byURN := map[string]mapping.Person{}
+			for i := range people {
+				p := &people[i]
+				p.URN = store.SyntheticPersonURN(i)
+				p.FullName = "Person " + strconv.Itoa(i)
+				title := p.JobTitle
+				if title == "" {
+					title = p.Headline
+				}
+				byURN[p.URN] = mapping.Person{URN: p.URN, JobTitle: title, CompanyDomain: p.CompanyDomain, Industry: p.Industry, Country: p.Country}
+			}
+			if _, err := s.SeedPeople(ctx, now.Add(-time.Hour), people); err != nil {
+				t.Fatal(err)
+			}
+			urn := store.SyntheticPostURN(1)
+			rec, _ := json.Marshal(pronet.Post{Text: "RevOps matters", URN: urn, PostedDateTimestamp: now.Add(-day).UnixMilli()})
+			post := store.SeedPoolPost{Post: topic.Post{URN: urn, PostedAt: now.Add(-day), Record: rec}, SeenAt: now.Add(-day)}
+			if _, err := s.SeedPoolPosts(ctx, []store.SeedPoolPost{post}); err != nil {
+				t.Fatal(err)
+			}
+			var es []store.SeedPoolEngagement
+			for i, p := range people {
+				at := now.Add(-time.Duration(i+1) * time.Minute)
+				es = append(es, store.SeedPoolEngagement{PostURN: urn, PersonURN: p.URN, Type: "like", At: at, SeenAt: at, Interval: topic.Initial})
+			}
+			if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range filters {
+				var want []string
+				for _, p := range people {
+					if f.Match(byURN[p.URN]) {
+						want = append(want, p.URN)
+					}
+				}
+				q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1, Filters: f, Page: 1, PageSize: 50}
+				rs, total, err := s.SocialMapping(ctx, q, now, 1000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, r := range rs {
+					got = append(got, r.Person.URN)
+				}
+				if !slices.Equal(got, want) || total != int64(len(want)) {
+					t.Errorf("%+v: got %v (total %d), want %v", f, got, total, want)
+				}
+			}
+		})
+	}
+}
