@@ -1,0 +1,80 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Call is one attempt of one step, with its inputs resolved.
+type Call struct {
+	AccountID string
+	// Inputs are the step's inputs with templates evaluated.
+	Inputs map[string]any
+	// IdempotencyKey is stable per (execution, step, loop item): a retried
+	// or resumed step sends the same key.
+	IdempotencyKey string
+	// Secret opens an account secret by name.
+	Secret func(ctx context.Context, name string) (string, error)
+}
+
+// Executor runs one action kind. Its output is a JSON value (a map for
+// every kind of this package).
+type Executor func(ctx context.Context, call Call) (map[string]any, error)
+
+// Error is an action failure with a stable code for the execution log.
+type Error struct {
+	Code    string
+	Message string
+	// Retryable failures are tried again under the step's retry policy.
+	Retryable bool
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Failure codes of actions.
+const (
+	CodeInvalidInput = "INVALID_INPUT"
+	CodeUpstream     = "UPSTREAM_ERROR"
+	CodeTimeout      = "TIMEOUT"
+	CodeBlocked      = "ADDRESS_BLOCKED"
+	CodeSecret       = "SECRET_MISSING"
+	CodeNotFound     = "NOT_FOUND"
+)
+
+func failf(code string, retryable bool, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: retryable}
+}
+
+// AsError gives any executor error the shape of the execution log:
+// deadlines become TIMEOUT, anything unknown a retryable UPSTREAM_ERROR.
+func AsError(err error) *Error {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, context.DeadlineExceeded):
+		return failf(CodeTimeout, true, "the step ran out of time")
+	}
+	return failf(CodeUpstream, true, "%v", err)
+}
+
+// Deps are what executors use to reach the outside world.
+type Deps struct {
+	// HTTP sends requests whose address a user's definition controls; it
+	// must refuse private networks (netguard).
+	HTTP *http.Client
+}
+
+// Executors returns the executor of every action kind that runs outside
+// the engine (control-flow kinds are the engine's own).
+func Executors(d Deps) map[string]Executor {
+	return map[string]Executor{}
+}
+
+// inputString returns a string input ("" when absent).
+func inputString(in map[string]any, name string) string {
+	s, _ := in[name].(string)
+	return s
+}
