@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -529,23 +530,90 @@ func contention(err error) error {
 // transactions sharing people cannot deadlock on PostgreSQL.
 func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Engager, at time.Time) error {
 	slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
-	err := batchInsert(ctx, tx, s.dialect,
-		`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
+	ids, err := s.personIDs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	err = batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
 		`ON CONFLICT (urn) DO UPDATE SET
 		     headline = CASE WHEN excluded.headline <> '' THEN excluded.headline ELSE pronet_people.headline END,
 		     profile_due_at = CASE WHEN pronet_people.profile_due_at IS NULL
 		                            AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`
 		                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END`,
-		10, len(people),
+		ids.n+10, len(people),
 		func(i int) []any {
 			p := people[i]
 			first, last := splitName(p.FullName)
-			return []any{p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, ms(at), ms(at)}
+			return ids.row(i, p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, ms(at), ms(at))
 		}, nil)
 	if err != nil {
 		return fmt.Errorf("store people: %w", err)
 	}
 	return nil
+}
+
+// personIDs gives the people a write transaction inserts their ids: the
+// next ones after the largest, in the order they are first seen. On SQLite
+// the writer assigns them (one writer at a time: the largest cannot change
+// under it); on PostgreSQL the column's identity does. Rows that turn out
+// to be stored already keep theirs.
+func (s *Store) personIDs(ctx context.Context, tx *sql.Tx) (personIDs, error) {
+	if s.dialect != SQLite {
+		return personIDs{}, nil
+	}
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM pronet_people`).Scan(&last); err != nil {
+		return personIDs{}, fmt.Errorf("last person id: %w", err)
+	}
+	return personIDs{column: "id, ", n: 1, next: last + 1}, nil
+}
+
+// personIDsOf returns the ids of stored people by URN.
+func (s *Store) personIDsOf(ctx context.Context, tx *sql.Tx, urns []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(urns))
+	for start := 0; start < len(urns); start += insertBatch {
+		chunk := urns[start:min(start+insertBatch, len(urns))]
+		args := make([]any, len(chunk))
+		for i, u := range chunk {
+			args[i] = u
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT urn, id FROM pronet_people WHERE urn IN (`+inList(0, len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("person ids: %w", err)
+		}
+		for rows.Next() {
+			var (
+				urn string
+				id  int64
+			)
+			if err := rows.Scan(&urn, &id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("person ids: %w", err)
+			}
+			out[urn] = id
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("person ids: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// personIDs is the id column of a people INSERT: none on PostgreSQL.
+type personIDs struct {
+	column string
+	n      int
+	next   int64
+}
+
+// row returns the values of the i-th row inserted, its id first.
+func (p personIDs) row(i int, values ...any) []any {
+	if p.n == 0 {
+		return values
+	}
+	return append([]any{p.next + int64(i)}, values...)
 }
 
 // profileRefreshMS is topic.ProfileRefresh in the stored unit, for SQL.
@@ -618,7 +686,7 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 // returns credits.ErrInsufficient having written nothing.
 func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, at time.Time, allocation int64) (int, error) {
 	rows, err := tx.QueryContext(ctx,
-		`SELECT CAST(e.id AS TEXT), e.person_urn, e.engaged_at, p.job_title, p.headline
+		`SELECT CAST(e.id AS TEXT), e.person_urn, p.id, e.engaged_at, p.job_title, p.headline
 		   FROM pronet_engagements e JOIN pronet_people p ON p.urn = e.person_urn
 		  WHERE e.post_urn = $1
 		    AND NOT EXISTS (SELECT 1 FROM topic_engagements te WHERE te.topic_id = $2 AND te.engagement_id = e.id)
@@ -632,7 +700,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 			c               candidate
 			title, headline string
 		)
-		if err := rows.Scan(&c.id, &c.person, &c.engaged, &title, &headline); err != nil {
+		if err := rows.Scan(&c.id, &c.person, &c.personID, &c.engaged, &title, &headline); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -670,24 +738,9 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 		func(i int) []any { return []any{t.ID, keep[i].id, postURN, keep[i].person, now} }, nil); err != nil {
 		return 0, fmt.Errorf("link engagements: %w", err)
 	}
-	latest := latestPerPerson(keep)
-	slices.SortFunc(latest, func(a, b candidate) int { return strings.Compare(a.person, b.person) })
-	// The engagers count is kept on the topic: counting a million rows per
-	// page of the engagers list would cost what the page does a hundred times.
-	people := make([]string, len(latest))
-	for i, c := range latest {
-		people[i] = c.person
-	}
-	known, err := s.knownEngagers(ctx, tx, t.ID, people)
+	newEngagers, err := s.updateEngagers(ctx, tx, t.ID, latestPerPerson(keep))
 	if err != nil {
 		return 0, err
-	}
-	if err := batchInsert(ctx, tx, s.dialect,
-		`INSERT INTO topic_engagers (topic_id, person_urn, engagement_id, latest_at) VALUES `,
-		`ON CONFLICT (topic_id, person_urn) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
-		  WHERE excluded.latest_at >= topic_engagers.latest_at`, 4, len(latest),
-		func(i int) []any { return []any{t.ID, latest[i].person, latest[i].id, latest[i].engaged} }, nil); err != nil {
-		return 0, fmt.Errorf("update engagers: %w", err)
 	}
 	if err := batchInsert(ctx, tx, s.dialect,
 		`INSERT INTO engagement_events (id, account_id, topic_id, engagement_id, created_at) VALUES `, ``, 5, len(keep),
@@ -695,7 +748,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 		return 0, fmt.Errorf("write engagement events: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE topics SET engagements_count = engagements_count + $2, engagers_count = engagers_count + $3 WHERE id = $1`,
-		t.ID, len(keep), len(latest)-known); err != nil {
+		t.ID, len(keep), newEngagers); err != nil {
 		return 0, fmt.Errorf("count engagements: %w", err)
 	}
 	return len(keep), nil
@@ -704,7 +757,50 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 // candidate is an engagement a topic may link.
 type candidate struct {
 	id, person string
+	personID   int64
 	engaged    int64
+}
+
+// updateEngagers makes each candidate its person's latest engagement in the
+// topic's engagers unless a later one is there, and returns how many of the
+// people the topic did not list yet. The ones it lists are updated in key
+// order (concurrent transactions sharing engagers cannot deadlock on
+// PostgreSQL). The engagers count is kept on the topic: counting a million
+// rows per page of the engagers list would cost what the page does a
+// hundred times.
+func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, latest []candidate) (int, error) {
+	slices.SortFunc(latest, func(a, b candidate) int { return cmp.Compare(a.personID, b.personID) })
+	added := make(map[int64]bool, len(latest))
+	err := batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
+		`ON CONFLICT (topic_id, person_id) DO NOTHING RETURNING person_id`, 5, len(latest),
+		func(i int) []any { return []any{topicID, latest[i].personID, latest[i].person, latest[i].id, latest[i].engaged} },
+		func(rows *sql.Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			added[id] = true
+			return nil
+		})
+	if err != nil {
+		return 0, fmt.Errorf("add engagers: %w", err)
+	}
+	known := make([]candidate, 0, len(latest)-len(added))
+	for _, c := range latest {
+		if !added[c.personID] {
+			known = append(known, c)
+		}
+	}
+	err = batchInsert(ctx, tx, s.dialect,
+		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
+		`ON CONFLICT (topic_id, person_id) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
+		  WHERE excluded.latest_at >= topic_engagers.latest_at`, 5, len(known),
+		func(i int) []any { return []any{topicID, known[i].personID, known[i].person, known[i].id, known[i].engaged} }, nil)
+	if err != nil {
+		return 0, fmt.Errorf("update engagers: %w", err)
+	}
+	return len(added), nil
 }
 
 // latestPerPerson keeps each person's latest engagement: one upsert
@@ -723,26 +819,6 @@ func latestPerPerson(cs []candidate) []candidate {
 		}
 	}
 	return out
-}
-
-// knownEngagers counts the people the topic already lists as engagers.
-func (s *Store) knownEngagers(ctx context.Context, tx *sql.Tx, topicID string, people []string) (int, error) {
-	n := 0
-	for start := 0; start < len(people); start += insertBatch {
-		chunk := people[start:min(start+insertBatch, len(people))]
-		args := make([]any, 0, len(chunk)+1)
-		args = append(args, topicID)
-		for _, p := range chunk {
-			args = append(args, p)
-		}
-		var c int
-		if err := tx.QueryRowContext(ctx,
-			`SELECT COUNT(*) FROM topic_engagers WHERE topic_id = $1 AND person_urn IN (`+inList(1, len(chunk))+`)`, args...).Scan(&c); err != nil {
-			return 0, fmt.Errorf("known engagers: %w", err)
-		}
-		n += c
-	}
-	return n, nil
 }
 
 // unbilled returns the subjects the account has not paid for.

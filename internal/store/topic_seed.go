@@ -114,21 +114,33 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 				people = append(people, e.Person)
 			}
 		}
-		err := batchInsert(ctx, tx, s.dialect,
-			`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, job_title, company,
+		pids, err := s.personIDs(ctx, tx)
+		if err != nil {
+			return err
+		}
+		err = batchInsert(ctx, tx, s.dialect,
+			`INSERT INTO pronet_people (`+pids.column+`urn, username, full_name, first_name, last_name, headline, job_title, company,
 			     company_domain, company_size, industry, country, followers, avatar, pronet_url, first_seen_at, profile_fetched_at) VALUES `,
-			`ON CONFLICT (urn) DO NOTHING`, 17, len(people),
+			`ON CONFLICT (urn) DO NOTHING`, pids.n+17, len(people),
 			func(i int) []any {
 				p := people[i]
 				var followers any
 				if p.Followers != nil {
 					followers = *p.Followers
 				}
-				return []any{p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company,
-					p.CompanyDomain, p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), ms(at)}
+				return pids.row(i, p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company,
+					p.CompanyDomain, p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), ms(at))
 			}, nil)
 		if err != nil {
 			return fmt.Errorf("store people: %w", err)
+		}
+		urns := make([]string, len(people))
+		for i, p := range people {
+			urns[i] = p.URN
+		}
+		personID, err := s.personIDsOf(ctx, tx, urns)
+		if err != nil {
+			return err
 		}
 		ids := make([]string, len(es))
 		index := make(map[string]int, len(es))
@@ -169,37 +181,14 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 		if err != nil {
 			return fmt.Errorf("link engagements: %w", err)
 		}
-		// Each person's latest engagement: one upsert may not touch a row twice.
-		latest := make([]int, 0, len(inserted))
-		slot := make(map[string]int, len(inserted))
-		for _, i := range inserted {
-			j, ok := slot[es[i].Person.URN]
-			switch {
-			case !ok:
-				slot[es[i].Person.URN] = len(latest)
-				latest = append(latest, i)
-			case !es[i].At.Before(es[latest[j]].At):
-				latest[j] = i
-			}
+		// Each person's latest engagement.
+		cs := make([]candidate, len(inserted))
+		for j, i := range inserted {
+			cs[j] = candidate{id: ids[i], person: es[i].Person.URN, personID: personID[es[i].Person.URN], engaged: ms(es[i].At)}
 		}
-		engagers := make([]string, len(latest))
-		for j, i := range latest {
-			engagers[j] = es[i].Person.URN
-		}
-		known, err := s.knownEngagers(ctx, tx, topicID, engagers)
+		newEngagers, err := s.updateEngagers(ctx, tx, topicID, latestPerPerson(cs))
 		if err != nil {
 			return err
-		}
-		err = batchInsert(ctx, tx, s.dialect,
-			`INSERT INTO topic_engagers (topic_id, person_urn, engagement_id, latest_at) VALUES `,
-			`ON CONFLICT (topic_id, person_urn) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
-			  WHERE excluded.latest_at >= topic_engagers.latest_at`, 4, len(latest),
-			func(j int) []any {
-				i := latest[j]
-				return []any{topicID, es[i].Person.URN, ids[i], ms(es[i].At)}
-			}, nil)
-		if err != nil {
-			return fmt.Errorf("update engagers: %w", err)
 		}
 		perPost := map[string]int{}
 		var order []string
@@ -218,7 +207,7 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 		err = tx.QueryRowContext(ctx,
 			`UPDATE topics SET engagements_count = engagements_count + $2, engagers_count = engagers_count + $3
 			  WHERE id = $1 RETURNING engagements_count`,
-			topicID, len(inserted), len(latest)-known).Scan(&total)
+			topicID, len(inserted), newEngagers).Scan(&total)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
