@@ -12,7 +12,7 @@
 // count over the generated data. Last, it times the query's steps one by
 // one with the same SQL as internal/store/mapping.go (at the time of
 // writing): the full-text match alone, the candidate posts (match, text
-// read from mapping_posts, exact keyword hits), the aggregation of the
+// read (from mapping_posts on PostgreSQL), exact keyword hits), the aggregation of the
 // qualifying engagements to one row per person in SQL, and the rest of the
 // call (filters, sort, the page's people and posts); and how many
 // qualifying engagements each query has, from which
@@ -597,7 +597,9 @@ func printSize(ctx context.Context, st *store.Store, path string, out io.Writer)
 		}
 		rows.Close()
 		for _, name := range append(slices.Clone(store.PoolTables), "pronet_posts_fts") {
-			fmt.Fprintf(out, "  %-20s %s (with its indexes)\n", name, mib(sizes[name]))
+			if sizes[name] > 0 {
+				fmt.Fprintf(out, "  %-20s %s (with its indexes)\n", name, mib(sizes[name]))
+			}
 		}
 	}
 	fmt.Fprintf(out, "database size: %s (SQLite file with its WAL)\n", mib(files))
@@ -718,7 +720,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Micros
 
 const (
 	stepFTS   = iota // the full-text index alone: how many posts it matches
-	stepMatch        // candidate posts: match, text read from mapping_posts, exact hits
+	stepMatch        // candidate posts: match, text read (from mapping_posts on PostgreSQL), exact hits
 	stepAgg          // one row per person in SQL (latest engagement, count), from the covering index; no filter
 	stepRest         // the rest of the call: filters (SQL + Go), sort, the page's people and posts
 	steps
@@ -782,7 +784,7 @@ func (sp *split) once(ctx context.Context, db *sql.DB, d store.Dialect, q mappin
 	kw, _ := json.Marshal(q.Keywords)
 	list := `SELECT value AS urn FROM json_each($1)`
 	match := `SELECT COUNT(*) FROM pronet_posts_fts WHERE pronet_posts_fts MATCH $1`
-	candidates := `SELECT m.urn, m.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid JOIN mapping_posts m ON m.urn = p.urn
+	candidates := `SELECT p.urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
 		WHERE pronet_posts_fts MATCH $1`
 	matchArg := any(ftsMatch(q.Keywords))
 	if d == store.Postgres {

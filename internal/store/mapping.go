@@ -46,7 +46,8 @@ func (e *ErrQueryTooBroad) Error() string {
 // more than maxCandidates engagements is *ErrQueryTooBroad.
 //
 // The qualifying posts are found in Go (full-text candidates, exact keyword
-// hits on their text); the engagements are aggregated in SQL, one row per
+// hits on their text; on PostgreSQL from mapping_posts, a narrow copy of
+// the posts); the engagements are aggregated in SQL, one row per
 // person, from the covering index on (post, time, person, type) alone.
 // Each person's row carries one packed key (see mappingKey) that orders
 // their engagements as newerEngagement does, so MAX() picks their latest
@@ -269,7 +270,7 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 			pgKeywordArgs(q.Keywords))
 	} else {
 		rows, err = s.read.QueryContext(ctx,
-			`SELECT m.urn, m.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid JOIN mapping_posts m ON m.urn = p.urn
+			`SELECT p.urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
 			  WHERE pronet_posts_fts MATCH $1`, ftsMatch(q.Keywords))
 	}
 	if err != nil {
@@ -472,9 +473,8 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 			pgKeywordArgs(q.Keywords), since)
 	} else {
 		rows, err = s.read.QueryContext(ctx,
-			`SELECT m.urn, m.author_urn, m.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
-			   JOIN mapping_posts m ON m.urn = p.urn
-			  WHERE pronet_posts_fts MATCH $1 AND m.posted_at >= $2 AND m.author_urn <> ''`, ftsMatch(q.Keywords), since)
+			`SELECT p.urn, p.author_urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
+			  WHERE pronet_posts_fts MATCH $1 AND p.posted_at >= $2 AND p.author_urn <> ''`, ftsMatch(q.Keywords), since)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
