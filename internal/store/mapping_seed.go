@@ -22,18 +22,22 @@ import (
 func (s *Store) SeedPeople(ctx context.Context, at time.Time, people []topic.Profile) (int64, error) {
 	var stored int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		ids, err := s.personIDs(ctx, tx)
+		if err != nil {
+			return err
+		}
 		return batchInsert(ctx, tx, s.dialect,
-			`INSERT INTO pronet_people (urn, username, full_name, first_name, last_name, headline, job_title, company,
+			`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, job_title, company,
 			     company_domain, company_size, industry, country, followers, avatar, pronet_url, first_seen_at, profile_fetched_at) VALUES `,
-			`ON CONFLICT (urn) DO NOTHING RETURNING 1`, 17, len(people),
+			`ON CONFLICT (urn) DO NOTHING RETURNING 1`, ids.n+17, len(people),
 			func(i int) []any {
 				p := people[i]
 				var followers any
 				if p.Followers != nil {
 					followers = *p.Followers
 				}
-				return []any{p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company,
-					p.CompanyDomain, p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), ms(at)}
+				return ids.row(i, p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company,
+					p.CompanyDomain, p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), ms(at))
 			}, countRows(&stored))
 	})
 	if err != nil {
@@ -123,7 +127,8 @@ func countRows(n *int64) func(*sql.Rows) error {
 var PoolTables = []string{"pronet_people", "pronet_posts", "pronet_engagements", "mapping_posts"}
 
 // DeferPoolIndexes drops the secondary indexes of the pool tables (those
-// that back no primary key or unique constraint), for a bulk load that
+// that back no primary key or unique constraint, and are not unique: people
+// are given the id after the largest), for a bulk load that
 // builds them once at the end instead of row by row; benchmarks only. The
 // returned function creates them again, as they were.
 func (s *Store) DeferPoolIndexes(ctx context.Context) (func(context.Context) error, error) {
@@ -137,13 +142,13 @@ func (s *Store) DeferPoolIndexes(ctx context.Context) (func(context.Context) err
 			   JOIN pg_class t ON t.oid = ix.indrelid
 			   JOIN pg_namespace n ON n.oid = t.relnamespace
 			  WHERE n.nspname = current_schema() AND t.relname IN ($1, $2, $3, $4)
-			    AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = ix.indexrelid)
+			    AND NOT ix.indisunique AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = ix.indexrelid)
 			  ORDER BY ic.relname`, PoolTables[0], PoolTables[1], PoolTables[2], PoolTables[3])
 	} else {
 		// Indexes SQLite makes for constraints have no SQL.
 		rows, err = s.db.QueryContext(ctx,
 			`SELECT name, sql FROM sqlite_master
-			  WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ($1, $2, $3, $4)
+			  WHERE type = 'index' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%' AND tbl_name IN ($1, $2, $3, $4)
 			  ORDER BY name`, PoolTables[0], PoolTables[1], PoolTables[2], PoolTables[3])
 	}
 	if err != nil {
