@@ -25,6 +25,7 @@ import (
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
+	wfengine "github.com/trawlhq/trawl/internal/workflow/engine"
 )
 
 // Options are what a process gets from outside besides its settings.
@@ -71,6 +72,12 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	topics := &topic.Collector{Repo: st, Pronet: sources.Pronet, Now: opts.Now, Log: log,
 		Allocation: cfg.MonthlyCredits, Lease: cfg.SearchRunLease}
 
+	box, err := cfg.SecretBox()
+	if err != nil {
+		return err
+	}
+	engine := newEngine(cfg, st, box, opts)
+
 	var runner *jobs.Runner
 	enqueue := func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error {
 		return runner.Enqueue(ctx, args, o)
@@ -83,8 +90,10 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		Register: func(w *river.Workers) {
 			river.AddWorker(w, &search.RunWorker{Collector: collector})
 			topic.AddWorkers(w, topics, enqueue)
+			river.AddWorker(w, &wfengine.Worker{Engine: engine})
 		},
-		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler, topicScheduler},
+		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler, topicScheduler,
+			&wfengine.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Retention: cfg.ExecutionRetention, Enqueue: enqueue}},
 	})
 	if err != nil {
 		return err
@@ -104,12 +113,6 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		if err != nil {
 			stopRunner(runner, cfg, log)
 			return fmt.Errorf("listen on %s (TRAWL_ADDR): %w", cfg.Addr, err)
-		}
-		box, err := cfg.SecretBox()
-		if err != nil {
-			_ = ln.Close()
-			stopRunner(runner, cfg, log)
-			return err
 		}
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector,

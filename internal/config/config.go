@@ -48,6 +48,9 @@ type Config struct {
 	PublicURL string `name:"public-url" help:"Base URL clients reach this service at, used in webhook trigger URLs; default http://<listen address> (TRAWL_PUBLIC_URL)."`
 	SecretKey string `name:"secret-key" help:"Key that encrypts account secrets: 32 bytes as base64 or hex; unset, one is generated into <data dir>/secret-key. Set it when several processes share a database (TRAWL_SECRET_KEY)."`
 
+	ExecutionRetention   time.Duration `name:"execution-retention" default:"720h" help:"How long workflow executions stay readable before they are pruned (TRAWL_EXECUTION_RETENTION)."`
+	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack and SMTP calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
+
 	MappingMaxCandidates int `name:"mapping-max-candidates" default:"100000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
@@ -134,6 +137,9 @@ func (c *Config) Validate() error {
 	}
 	if c.SearchRunLease < time.Second {
 		bad("search-run-lease", "must be at least 1s, got %s", c.SearchRunLease)
+	}
+	if c.ExecutionRetention < time.Hour {
+		bad("execution-retention", "must be at least 1h, got %s", c.ExecutionRetention)
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "must be positive, got %s", c.ShutdownTimeout)

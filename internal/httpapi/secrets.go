@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -27,8 +28,6 @@ func toSecret(sc store.Secret) secretOut {
 	return secretOut{Name: sc.Name, Created: formatTime(sc.CreatedAt), Updated: formatTime(sc.UpdatedAt)}
 }
 
-func secretContext(accountID, name string) string { return "account/" + accountID + "/secret/" + name }
-
 type putSecretInput struct {
 	Body struct {
 		Name  string `json:"name" doc:"A letter, then letters, digits or _ (at most 64): what workflow inputs refer to."`
@@ -49,7 +48,7 @@ func (s *Server) handlePutSecret(ctx context.Context, in *putSecretInput) (*crea
 		return nil, err
 	}
 	acct := principalFrom(ctx).Account.ID
-	sealed := s.secrets.Seal([]byte(in.Body.Value), secretContext(acct, in.Body.Name))
+	sealed := s.secrets.Seal([]byte(in.Body.Value), secret.AccountContext(acct, in.Body.Name))
 	sc, created, err := s.store.PutSecret(ctx, acct, in.Body.Name, sealed)
 	if err != nil {
 		return nil, s.fail(ctx, err)

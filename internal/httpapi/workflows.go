@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/trawlhq/trawl/internal/action"
+	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
@@ -85,11 +86,9 @@ func (s *Server) ensureWebhookSecret(w *workflow.Workflow) *string {
 	raw := make([]byte, 32)
 	_, _ = rand.Read(raw)
 	plain := "whsec_" + base64.StdEncoding.EncodeToString(raw)
-	w.WebhookSecret = s.secrets.Seal([]byte(plain), webhookSecretContext(w.ID))
+	w.WebhookSecret = s.secrets.Seal([]byte(plain), secret.WebhookContext(w.ID))
 	return &plain
 }
-
-func webhookSecretContext(workflowID string) string { return "workflow/" + workflowID + "/webhook" }
 
 func parseWorkflowStatus(v string) workflow.Status { return workflow.Status(strings.ToUpper(v)) }
 

@@ -118,3 +118,9 @@ func LoadOrCreateKey(dir string) ([]byte, error) {
 	}
 	return k, f.Close()
 }
+
+// AccountContext binds an account secret's sealed value to its account and name.
+func AccountContext(accountID, name string) string { return "account/" + accountID + "/secret/" + name }
+
+// WebhookContext binds a workflow's webhook signing secret to the workflow.
+func WebhookContext(workflowID string) string { return "workflow/" + workflowID + "/webhook" }

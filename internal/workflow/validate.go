@@ -287,6 +287,10 @@ func (c *check) secrets(ptr string, val any) {
 	}
 }
 
+// TypeProblem says how a value fails its declared input type ("" when it
+// fits); the engine applies it to resolved inputs.
+func TypeProblem(decl action.Input, val any) string { return typeProblem(decl, val) }
+
 // typeProblem says how a literal value fails its declared type ("" when it fits).
 func typeProblem(decl action.Input, val any) string {
 	switch decl.Type {

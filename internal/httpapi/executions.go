@@ -1,0 +1,275 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/workflow"
+)
+
+// stepOut is one step of an execution log.
+type stepOut struct {
+	StepID       string              `json:"step_id"`
+	Key          string              `json:"key" doc:"The step id, plus #i per enclosing loop item."`
+	StepName     *string             `json:"step_name"`
+	Operation    string              `json:"operation" doc:"The action kind."`
+	Status       string              `json:"status" enum:"pending,running,completed,failed,skipped"`
+	StartedAt    *string             `json:"started_at"`
+	EndedAt      *string             `json:"ended_at"`
+	DurationMS   *int64              `json:"duration_ms"`
+	Input        map[string]any      `json:"input" doc:"The inputs with templates resolved."`
+	Output       any                 `json:"output"`
+	MappedOutput map[string]any      `json:"mapped_output" doc:"The output's values named by column_config."`
+	Error        *workflow.StepError `json:"error"`
+	Attempts     []workflow.Attempt  `json:"attempts" doc:"Every try of the step, with its error."`
+	ResumeAt     *string             `json:"resume_at,omitempty" doc:"Delay steps: when they end."`
+}
+
+// executionOut is an execution as the API shows it.
+type executionOut struct {
+	ID           string            `json:"id"`
+	RunID        string            `json:"run_id"`
+	WorkflowID   string            `json:"workflow_id"`
+	EventName    string            `json:"event_name"`
+	Status       string            `json:"status" enum:"running,completed,failed"`
+	StartedAt    string            `json:"started_at"`
+	EndedAt      *string           `json:"ended_at"`
+	DurationMS   *int64            `json:"duration_ms"`
+	Created      string            `json:"created"`
+	ColumnConfig []workflow.Column `json:"column_config"`
+	Error        *string           `json:"error"`
+	IsTest       bool              `json:"is_test"`
+	RerunOf      *string           `json:"rerun_of" doc:"The failed execution this one reran."`
+	Trigger      map[string]any    `json:"trigger" doc:"The event's payload."`
+	Steps        []stepOut         `json:"steps,omitempty" doc:"In the order they ran (GET of one execution)."`
+}
+
+func duration(from time.Time, to *time.Time) *int64 {
+	if to == nil {
+		return nil
+	}
+	d := to.Sub(from).Milliseconds()
+	return &d
+}
+
+func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
+	out := executionOut{ID: x.ID, RunID: x.ID, WorkflowID: x.WorkflowID, EventName: x.EventName, Status: string(x.Status),
+		StartedAt: formatTime(x.StartedAt), EndedAt: optTime(x.EndedAt), DurationMS: duration(x.StartedAt, x.EndedAt),
+		Created: formatTime(x.CreatedAt), ColumnConfig: x.Definition.ColumnConfig, IsTest: x.Test != nil, Trigger: x.Trigger}
+	if x.Error != "" {
+		out.Error = &x.Error
+	}
+	if x.RerunOf != "" {
+		out.RerunOf = &x.RerunOf
+	}
+	if steps != nil {
+		out.Steps = make([]stepOut, 0, len(steps))
+	}
+	for _, st := range steps {
+		so := stepOut{StepID: st.StepID, Key: st.Key, Operation: st.Operation, Status: string(st.Status),
+			StartedAt: optTime(st.StartedAt), EndedAt: optTime(st.EndedAt), Input: st.Input, Output: st.Output,
+			MappedOutput: st.MappedOutput, Error: st.Error, Attempts: st.Attempts, ResumeAt: optTime(st.ResumeAt)}
+		if st.StartedAt != nil {
+			so.DurationMS = duration(*st.StartedAt, st.EndedAt)
+		}
+		if st.Name != "" {
+			so.StepName = &st.Name
+		}
+		if so.Attempts == nil {
+			so.Attempts = []workflow.Attempt{}
+		}
+		out.Steps = append(out.Steps, so)
+	}
+	return out
+}
+
+type testRunInput struct {
+	ID   string `path:"id" doc:"Workflow id."`
+	Body struct {
+		Overrides *struct {
+			AuthorURL  *string `json:"author_url,omitempty"`
+			Text       *string `json:"text,omitempty"`
+			PostURL    *string `json:"post_url,omitempty"`
+			Likes      *int64  `json:"likes,omitempty"`
+			Comments   *int64  `json:"comments,omitempty"`
+			DatePosted *string `json:"date_posted,omitempty" doc:"ISO 8601."`
+			Source     *string `json:"source,omitempty" doc:"A label."`
+		} `json:"overrides,omitempty" doc:"Values of the new-post payload the run sees."`
+		TestConfig *struct {
+			Mode                 string                   `json:"mode,omitempty" enum:"real_with_override" doc:"The only mode: actions really run unless mocked."`
+			StrictDataValidation *bool                    `json:"strict_data_validation,omitempty" doc:"Default true: fail a step whose output lacks what the catalogue promises."`
+			ActionMocks          map[string]workflow.Mock `json:"action_mocks,omitempty" doc:"Step id → {enabled, output}: the step outputs that instead of running (and costs nothing)."`
+		} `json:"test_config,omitempty"`
+	} `required:"false"`
+}
+
+type testRunOut struct {
+	TestRunID   string `json:"test_run_id" doc:"Read the run at GET /v1/workflows/{id}/executions/{test_run_id}."`
+	WorkflowID  string `json:"workflow_id"`
+	TriggerType string `json:"trigger_type"`
+}
+
+func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Reply[testRunOut], error) {
+	acct := principalFrom(ctx).Account.ID
+	w, err := s.store.AccountWorkflow(ctx, acct, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	// A test runs what is being edited: the draft when there is one.
+	def := w.Definition
+	if _, d, err := s.store.WorkflowDraft(ctx, acct, in.ID); err == nil {
+		def = d.Definition
+	}
+	now := s.now()
+	kind := def.TriggerKind()
+	payload := workflow.SamplePayload(kind, now)
+	var p problems
+	if o := in.Body.Overrides; o != nil {
+		for k, v := range map[string]*string{"author_url": o.AuthorURL, "text": o.Text, "post_url": o.PostURL, "source": o.Source} {
+			if v != nil {
+				payload[k] = *v
+			}
+		}
+		for k, v := range map[string]*int64{"likes": o.Likes, "comments": o.Comments} {
+			if v != nil {
+				payload[k] = float64(*v)
+			}
+		}
+		if o.DatePosted != nil {
+			t, err := time.Parse(time.RFC3339, *o.DatePosted)
+			if err != nil {
+				p.add("body.overrides.date_posted", "%v", errBadTimestamp)
+			} else {
+				payload["date_posted"] = t.UTC().Format(time.RFC3339)
+			}
+		}
+	}
+	test := &workflow.TestConfig{StrictDataValidation: true}
+	if tc := in.Body.TestConfig; tc != nil {
+		if tc.StrictDataValidation != nil {
+			test.StrictDataValidation = *tc.StrictDataValidation
+		}
+		test.Mocks = tc.ActionMocks
+		ids := map[string]bool{}
+		for _, a := range def.Actions {
+			ids[a.ID] = true
+		}
+		for id := range tc.ActionMocks {
+			if !ids[id] {
+				p.add("body.test_config.action_mocks."+id, "names no step of the workflow")
+			}
+		}
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	x := workflow.Execution{WorkflowID: w.ID, AccountID: acct, Version: w.Version, Definition: def,
+		EventName: kind, Trigger: payload, Test: test}
+	if _, err := s.store.CreateExecution(ctx, &x, nil, s.cfg.SearchRunLease); err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return reply("Test run started", testRunOut{TestRunID: x.ID, WorkflowID: w.ID, TriggerType: kind}), nil
+}
+
+type executionInput struct {
+	ID    string `path:"id" doc:"Workflow id."`
+	RunID string `path:"runId" doc:"Execution id (run_id or test_run_id)."`
+}
+
+func (s *Server) accountExecution(ctx context.Context, in *executionInput) (workflow.Execution, []workflow.Step, error) {
+	x, steps, err := s.store.AccountExecution(ctx, principalFrom(ctx).Account.ID, in.ID, in.RunID)
+	if errors.Is(err, store.ErrNotFound) {
+		return x, nil, notFound("Execution " + in.RunID + " of workflow " + in.ID)
+	}
+	if err != nil {
+		return x, nil, s.fail(ctx, err)
+	}
+	return x, steps, nil
+}
+
+func (s *Server) handleGetExecution(ctx context.Context, in *executionInput) (*Reply[executionOut], error) {
+	x, steps, err := s.accountExecution(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if steps == nil {
+		steps = []workflow.Step{}
+	}
+	return reply("Execution", toExecution(x, steps)), nil
+}
+
+type listExecutionsInput struct {
+	ID        string `path:"id" doc:"Workflow id."`
+	Page      int    `query:"page" minimum:"1" default:"1"`
+	PageSize  int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
+	Status    string `query:"status" enum:"running,completed,failed,RUNNING,COMPLETED,FAILED"`
+	EventName string `query:"event_name" enum:"workflows/new-post,workflows/engagement,workflows/webhook,workflows/scheduled-trigger"`
+}
+
+func (s *Server) handleListExecutions(ctx context.Context, in *listExecutionsInput) (*pagedReply[executionOut], error) {
+	acct := principalFrom(ctx).Account.ID
+	// Executions of a deleted workflow stay readable: look them up by
+	// the account, not through the live workflow.
+	xs, total, err := s.store.ListExecutions(ctx, acct, in.ID, workflow.ExecutionStatus(strings.ToLower(in.Status)), in.EventName, in.Page, in.PageSize)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	if total == 0 {
+		if _, err := s.store.AccountWorkflow(ctx, acct, in.ID); errors.Is(err, store.ErrNotFound) {
+			return nil, notFound("Workflow " + in.ID)
+		}
+	}
+	items := make([]executionOut, 0, len(xs))
+	for _, x := range xs {
+		items = append(items, toExecution(x, nil))
+	}
+	return paged("Executions", items, pageQuery{in.Page, in.PageSize}, total), nil
+}
+
+func (s *Server) handleRerunExecution(ctx context.Context, in *executionInput) (*createdReply[executionOut], error) {
+	x, steps, err := s.accountExecution(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if x.Status != workflow.ExecutionFailed {
+		return nil, NewAPIError(http.StatusConflict, CodeConflict, fmt.Sprintf("Only a failed execution can be rerun; this one is %s.", x.Status))
+	}
+	// The new execution keeps what completed and runs from the failure on.
+	var kept []workflow.Step
+	for _, st := range steps {
+		if st.Status == workflow.StepCompleted || st.Status == workflow.StepSkipped {
+			kept = append(kept, st)
+		}
+	}
+	next := workflow.Execution{WorkflowID: x.WorkflowID, AccountID: x.AccountID, Version: x.Version, Definition: x.Definition,
+		EventName: x.EventName, Trigger: x.Trigger, Test: x.Test, RerunOf: x.ID}
+	if _, err := s.store.CreateExecution(ctx, &next, kept, s.cfg.SearchRunLease); err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return createdWith("Execution rerun", toExecution(next, nil)), nil
+}
+
+func (s *Server) handleCancelExecution(ctx context.Context, in *executionInput) (*Reply[executionOut], error) {
+	err := s.store.CancelExecution(ctx, principalFrom(ctx).Account.ID, in.ID, in.RunID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, notFound("Execution " + in.RunID + " of workflow " + in.ID)
+	case errors.Is(err, store.ErrConflict):
+		return nil, NewAPIError(http.StatusConflict, CodeConflict, "Only a running execution can be cancelled.")
+	case err != nil:
+		return nil, s.fail(ctx, err)
+	}
+	x, steps, err := s.accountExecution(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return reply("Execution cancelled", toExecution(x, steps)), nil
+}

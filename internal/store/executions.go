@@ -1,0 +1,431 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/trawlhq/trawl/internal/workflow"
+)
+
+// ErrClaimLost means another worker took over the execution, or it was
+// cancelled: the caller must stop advancing it.
+var ErrClaimLost = errors.New("store: execution claim lost")
+
+const executionColumns = `id, workflow_id, account_id, version, definition, event_name, COALESCE(event_key, ''), trigger,
+	test_config, status, COALESCE(error, ''), COALESCE(rerun_of, ''), claim, created_at, started_at, ended_at, resume_at`
+
+func scanExecution(row interface{ Scan(...any) error }) (workflow.Execution, error) {
+	var (
+		x                workflow.Execution
+		def, trig, test  []byte
+		status           string
+		created, started int64
+		ended, resume    sql.NullInt64
+	)
+	if err := row.Scan(&x.ID, &x.WorkflowID, &x.AccountID, &x.Version, &def, &x.EventName, &x.EventKey, &trig,
+		&test, &status, &x.Error, &x.RerunOf, &x.Claim, &created, &started, &ended, &resume); err != nil {
+		return workflow.Execution{}, err
+	}
+	if err := json.Unmarshal(def, &x.Definition); err != nil {
+		return workflow.Execution{}, fmt.Errorf("decode execution definition: %w", err)
+	}
+	if err := json.Unmarshal(trig, &x.Trigger); err != nil {
+		return workflow.Execution{}, fmt.Errorf("decode execution trigger: %w", err)
+	}
+	if len(test) > 0 && string(test) != "null" {
+		x.Test = &workflow.TestConfig{}
+		if err := json.Unmarshal(test, x.Test); err != nil {
+			return workflow.Execution{}, fmt.Errorf("decode test config: %w", err)
+		}
+	}
+	x.Status, x.CreatedAt, x.StartedAt = workflow.ExecutionStatus(status), fromMS(created), fromMS(started)
+	x.EndedAt, x.ResumeAt = nullTime(ended), nullTime(resume)
+	return x, nil
+}
+
+// CreateExecution stores a new running execution with its first steps
+// (a rerun's reused ones) and enqueues its job in the same transaction,
+// claimed for lease. An event already fired for the workflow (same
+// EventKey) creates nothing and answers false.
+func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration) (bool, error) {
+	def, err := json.Marshal(x.Definition)
+	if err != nil {
+		return false, fmt.Errorf("store: create execution: %w", err)
+	}
+	trig, err := json.Marshal(x.Trigger)
+	if err != nil {
+		return false, fmt.Errorf("store: create execution: %w", err)
+	}
+	var test any
+	if x.Test != nil {
+		raw, err := json.Marshal(x.Test)
+		if err != nil {
+			return false, fmt.Errorf("store: create execution: %w", err)
+		}
+		test = string(raw)
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	x.ID, x.Status, x.Claim, x.CreatedAt, x.StartedAt = NewID(), workflow.ExecutionRunning, NewID(), now, now
+	resume := s.firstRunAt(now, lease)
+	x.ResumeAt = &resume
+	created := false
+	err = s.inJobTx(ctx, func(tx JobTx) error {
+		res, err := tx.SQL.ExecContext(ctx,
+			`INSERT INTO workflow_executions (id, workflow_id, account_id, version, definition, event_name, event_key, trigger,
+			        test_config, status, rerun_of, claim, created_at, started_at, resume_at)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $12, $13)
+			 ON CONFLICT DO NOTHING`,
+			x.ID, x.WorkflowID, x.AccountID, x.Version, string(def), x.EventName, nullString(x.EventKey), string(trig),
+			test, nullString(x.RerunOf), x.Claim, ms(now), ms(resume))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		created = true
+		for _, st := range steps {
+			if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
+				return err
+			}
+		}
+		return s.enqueueTx(ctx, tx, workflow.ExecuteArgs{ExecutionID: x.ID, Claim: x.Claim})
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: create execution: %w", err)
+	}
+	return created, nil
+}
+
+// Execution returns an execution and its step records in the order they ran.
+func (s *Store) Execution(ctx context.Context, id string) (workflow.Execution, []workflow.Step, error) {
+	if !ValidID(id) {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %q: %w", id, ErrNotFound)
+	}
+	x, err := scanExecution(s.db.QueryRowContext(ctx, `SELECT `+executionColumns+` FROM workflow_executions WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", id, err)
+	}
+	steps, err := s.steps(ctx, s.db, id)
+	if err != nil {
+		return workflow.Execution{}, nil, err
+	}
+	return x, steps, nil
+}
+
+// AccountExecution returns an execution of the account's workflow (deleted
+// workflows included: their executions stay readable).
+func (s *Store) AccountExecution(ctx context.Context, accountID, workflowID, runID string) (workflow.Execution, []workflow.Step, error) {
+	if !ValidID(runID) || !ValidID(workflowID) {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %q: %w", runID, ErrNotFound)
+	}
+	x, err := scanExecution(s.read.QueryRowContext(ctx, `SELECT `+executionColumns+` FROM workflow_executions
+		WHERE id = $1 AND workflow_id = $2 AND account_id = $3`, runID, workflowID, accountID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", runID, ErrNotFound)
+	}
+	if err != nil {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", runID, err)
+	}
+	steps, err := s.steps(ctx, s.read, runID)
+	if err != nil {
+		return workflow.Execution{}, nil, err
+	}
+	return x, steps, nil
+}
+
+// ListExecutions returns a page (from 1) of a workflow's executions, newest
+// first, without steps, and how many match.
+func (s *Store) ListExecutions(ctx context.Context, accountID, workflowID string, status workflow.ExecutionStatus, eventName string, page, pageSize int) ([]workflow.Execution, int64, error) {
+	where, args := `workflow_id = $1 AND account_id = $2`, []any{workflowID, accountID}
+	if status != "" {
+		args = append(args, string(status))
+		where += fmt.Sprintf(` AND status = $%d`, len(args))
+	}
+	if eventName != "" {
+		args = append(args, eventName)
+		where += fmt.Sprintf(` AND event_name = $%d`, len(args))
+	}
+	var total int64
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM workflow_executions WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count executions: %w", err)
+	}
+	n := len(args)
+	rows, err := s.read.QueryContext(ctx, fmt.Sprintf(`SELECT `+executionColumns+` FROM workflow_executions WHERE `+where+
+		` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, pageSize, (page-1)*pageSize)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list executions: %w", err)
+	}
+	defer rows.Close()
+	out := []workflow.Execution{}
+	for rows.Next() {
+		x, err := scanExecution(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: list executions: %w", err)
+		}
+		out = append(out, x)
+	}
+	return out, total, rows.Err()
+}
+
+type queryer interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+func (s *Store) steps(ctx context.Context, q queryer, executionID string) ([]workflow.Step, error) {
+	rows, err := q.QueryContext(ctx, `SELECT step_key, seq, step_id, step_name, operation, status, attempts, started_at, ended_at,
+		input, output, mapped_output, error, resume_at FROM workflow_steps WHERE execution_id = $1 ORDER BY seq`, executionID)
+	if err != nil {
+		return nil, fmt.Errorf("store: steps of %s: %w", executionID, err)
+	}
+	defer rows.Close()
+	var out []workflow.Step
+	for rows.Next() {
+		var (
+			st                             workflow.Step
+			status, attempts               string
+			started, ended, resume         sql.NullInt64
+			input, output, mapped, stepErr sql.NullString
+		)
+		if err := rows.Scan(&st.Key, &st.Seq, &st.StepID, &st.Name, &st.Operation, &status, &attempts, &started, &ended,
+			&input, &output, &mapped, &stepErr, &resume); err != nil {
+			return nil, fmt.Errorf("store: steps of %s: %w", executionID, err)
+		}
+		st.Status, st.StartedAt, st.EndedAt, st.ResumeAt = workflow.StepStatus(status), nullTime(started), nullTime(ended), nullTime(resume)
+		for _, f := range []struct {
+			raw sql.NullString
+			dst any
+		}{{sql.NullString{String: attempts, Valid: true}, &st.Attempts}, {input, &st.Input}, {output, &st.Output}, {mapped, &st.MappedOutput}, {stepErr, &st.Error}} {
+			if f.raw.Valid && f.raw.String != "" {
+				if err := json.Unmarshal([]byte(f.raw.String), f.dst); err != nil {
+					return nil, fmt.Errorf("store: decode step %s: %w", st.Key, err)
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+func jsonOrNull(v any, present bool) (any, error) {
+	if !present {
+		return nil, nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return string(raw), nil
+}
+
+func saveStepTx(ctx context.Context, tx *sql.Tx, executionID string, st workflow.Step) error {
+	attempts, err := json.Marshal(st.Attempts)
+	if err != nil {
+		return err
+	}
+	if st.Attempts == nil {
+		attempts = []byte("[]")
+	}
+	input, err := jsonOrNull(st.Input, st.Input != nil)
+	if err != nil {
+		return err
+	}
+	output, err := jsonOrNull(st.Output, st.Output != nil)
+	if err != nil {
+		return err
+	}
+	mapped, err := jsonOrNull(st.MappedOutput, st.MappedOutput != nil)
+	if err != nil {
+		return err
+	}
+	stepErr, err := jsonOrNull(st.Error, st.Error != nil)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO workflow_steps (execution_id, step_key, seq, step_id, step_name, operation, status, attempts, started_at, ended_at,
+		        input, output, mapped_output, error, resume_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		 ON CONFLICT (execution_id, step_key) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+		        started_at = excluded.started_at, ended_at = excluded.ended_at, input = excluded.input, output = excluded.output,
+		        mapped_output = excluded.mapped_output, error = excluded.error, resume_at = excluded.resume_at`,
+		executionID, st.Key, st.Seq, st.StepID, st.Name, st.Operation, string(st.Status), string(attempts),
+		optMS(st.StartedAt), optMS(st.EndedAt), input, output, mapped, stepErr, optMS(st.ResumeAt))
+	return err
+}
+
+func optMS(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return ms(*t)
+}
+
+// SaveStep records a step and renews the claim for lease, in one
+// transaction with the step's charge when there is one. ErrClaimLost when
+// the execution is no longer the caller's to advance.
+func (s *Store) SaveStep(ctx context.Context, x workflow.Execution, st workflow.Step, charge *Charge, lease time.Duration) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := renewTx(ctx, tx, x, s.now().Add(lease)); err != nil {
+			return err
+		}
+		if charge != nil {
+			if _, err := spendTx(ctx, tx, *charge, s.now()); err != nil {
+				return err
+			}
+		}
+		return saveStepTx(ctx, tx, x.ID, st)
+	})
+	if err != nil {
+		return fmt.Errorf("store: save step %s of %s: %w", st.Key, x.ID, err)
+	}
+	return nil
+}
+
+func renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, until time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET resume_at = $3
+		WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, ms(until))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrClaimLost
+	}
+	return nil
+}
+
+// FinishExecution ends the caller's execution as completed or failed.
+func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, status workflow.ExecutionStatus, errMsg string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE workflow_executions SET status = $3, error = $4, ended_at = $5, resume_at = NULL
+		WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, string(status), nullString(errMsg), ms(s.now()))
+	if err != nil {
+		return fmt.Errorf("store: finish execution %s: %w", x.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: finish execution %s: %w", x.ID, ErrClaimLost)
+	}
+	return nil
+}
+
+// ParkExecution records a waiting step and hands the execution over to a
+// job scheduled at until (and to the tick, should that job be lost).
+func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, st workflow.Step, until time.Time) error {
+	claim := NewID()
+	err := s.inJobTx(ctx, func(tx JobTx) error {
+		if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
+			return err
+		}
+		res, err := tx.SQL.ExecContext(ctx, `UPDATE workflow_executions SET resume_at = $3, claim = $4
+			WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, ms(until), claim)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrClaimLost
+		}
+		if s.jobs == nil {
+			return nil
+		}
+		return s.jobs.InsertTx(ctx, tx, workflow.ExecuteArgs{ExecutionID: x.ID, Claim: claim}, &river.InsertOpts{ScheduledAt: until})
+	})
+	if err != nil {
+		return fmt.Errorf("store: park execution %s: %w", x.ID, err)
+	}
+	return nil
+}
+
+// ClaimDueExecutions takes over running executions whose lease or delay
+// has passed, at most limit, and returns the jobs to enqueue.
+func (s *Store) ClaimDueExecutions(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]workflow.ExecuteArgs, error) {
+	var out []workflow.ExecuteArgs
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		lock := ""
+		if s.dialect == Postgres {
+			lock = " FOR UPDATE SKIP LOCKED"
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM workflow_executions WHERE status = 'running' AND resume_at <= $1
+			ORDER BY resume_at LIMIT $2`+lock, ms(now), limit)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			claim := NewID()
+			if _, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET claim = $2, resume_at = $3 WHERE id = $1`,
+				id, claim, ms(now.Add(lease))); err != nil {
+				return err
+			}
+			out = append(out, workflow.ExecuteArgs{ExecutionID: id, Claim: claim})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: claim due executions: %w", err)
+	}
+	return out, nil
+}
+
+// CancelExecution ends a running execution of the account's workflow as
+// failed with error "cancelled"; ErrConflict when it is not running.
+func (s *Store) CancelExecution(ctx context.Context, accountID, workflowID, runID string) error {
+	if !ValidID(runID) || !ValidID(workflowID) {
+		return fmt.Errorf("store: cancel execution %q: %w", runID, ErrNotFound)
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM workflow_executions WHERE id = $1 AND workflow_id = $2 AND account_id = $3`+s.forUpdate(),
+			runID, workflowID, accountID).Scan(&status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if status != string(workflow.ExecutionRunning) {
+			return ErrConflict
+		}
+		now := ms(s.now())
+		if _, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET status = 'failed', error = $2, ended_at = $3, resume_at = NULL
+			WHERE id = $1`, runID, workflow.ErrCancelled, now); err != nil {
+			return err
+		}
+		// Steps caught mid-way end with the execution.
+		_, err = tx.ExecContext(ctx, `UPDATE workflow_steps SET status = 'failed', ended_at = $2, error = $3, resume_at = NULL
+			WHERE execution_id = $1 AND status = 'running'`, runID, now, `{"code":"CANCELLED","message":"the execution was cancelled"}`)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: cancel execution %s: %w", runID, err)
+	}
+	return nil
+}
+
+// PruneExecutions deletes executions created before cutoff that have ended.
+func (s *Store) PruneExecutions(ctx context.Context, cutoff time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM workflow_executions WHERE created_at < $1 AND status <> 'running'`, ms(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("store: prune executions: %w", err)
+	}
+	return res.RowsAffected()
+}

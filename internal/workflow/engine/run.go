@@ -1,0 +1,547 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/action"
+	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/workflow"
+)
+
+// run is one pass over an execution.
+type run struct {
+	e       *Engine
+	x       workflow.Execution
+	prog    *workflow.Program
+	def     workflow.Definition
+	records map[string]workflow.Step // by step key
+	seq     int
+	// out[node] lists the edges leaving it; body[loop] is its body.
+	out    map[string][]int
+	body   map[string]map[string]bool
+	back   map[int]bool
+	inBody map[string]bool
+	// exited is set once a builtin:exit ran (or replayed): every level
+	// still walking stops.
+	exited bool
+}
+
+func newRun(e *Engine, x workflow.Execution, prog *workflow.Program, steps []workflow.Step) *run {
+	r := &run{e: e, x: x, prog: prog, def: x.Definition, records: map[string]workflow.Step{},
+		out: map[string][]int{}, body: map[string]map[string]bool{}, back: map[int]bool{}, inBody: map[string]bool{}}
+	for _, st := range steps {
+		r.records[st.Key] = st
+		r.seq = max(r.seq, st.Seq)
+	}
+	for i, ed := range r.def.Edges {
+		r.out[ed.From] = append(r.out[ed.From], i)
+	}
+	// Loop bodies, as the validator defines them: what the loop edge
+	// reaches without passing the loop again.
+	for _, a := range r.def.Actions {
+		if a.Kind != action.KindLoop {
+			continue
+		}
+		body := map[string]bool{}
+		for _, ei := range r.out[a.ID] {
+			if r.edgeType(ei) == workflow.EdgeLoop {
+				queue := []string{r.def.Edges[ei].To}
+				body[queue[0]] = true
+				for len(queue) > 0 {
+					n := queue[0]
+					queue = queue[1:]
+					for _, ej := range r.out[n] {
+						to := r.def.Edges[ej].To
+						if to == a.ID {
+							r.back[ej] = true
+							continue
+						}
+						if !body[to] {
+							body[to] = true
+							queue = append(queue, to)
+						}
+					}
+				}
+			}
+		}
+		r.body[a.ID] = body
+		for n := range body {
+			r.inBody[n] = true
+		}
+	}
+	return r
+}
+
+func (r *run) edgeType(i int) string {
+	if c := r.def.Edges[i].Conditional; c != nil {
+		return c.Type
+	}
+	return ""
+}
+
+func (r *run) topLevel() map[string]bool {
+	nodes := map[string]bool{}
+	for _, a := range r.def.Actions {
+		if !r.inBody[a.ID] {
+			nodes[a.ID] = true
+		}
+	}
+	return nodes
+}
+
+// scope is what templates read: the steps visible at this point.
+type scope struct {
+	steps map[string]any
+	loop  map[string]any
+}
+
+func (r *run) baseScope() scope { return scope{steps: map[string]any{}} }
+
+func (r *run) env(sc scope) workflow.Env {
+	env := workflow.Env{
+		"trigger":  r.x.Trigger,
+		"steps":    sc.steps,
+		"workflow": map[string]any{"id": r.x.WorkflowID, "version": r.x.Version},
+		"execution": map[string]any{"id": r.x.ID, "run_id": r.x.ID, "event_name": r.x.EventName,
+			"is_test": r.x.Test != nil, "started_at": r.x.StartedAt.Format(time.RFC3339Nano)},
+		"now":  r.x.StartedAt,
+		"loop": sc.loop,
+	}
+	if env["loop"] == nil {
+		env["loop"] = map[string]any{}
+	}
+	return env
+}
+
+// region runs the nodes of one level (the top level, or one loop item's
+// body) in a deterministic order: a node runs once every edge into it
+// from this level is settled, and is skipped when none of them was taken.
+// It returns whether a builtin:exit ended the execution.
+func (r *run) region(ctx context.Context, nodes map[string]bool, start string, sc scope, path string) (bool, error) {
+	taken := map[int]bool{}
+	settled := map[int]bool{}
+	for _, ei := range r.out[start] {
+		if start != workflow.Source && r.edgeType(ei) != workflow.EdgeLoop {
+			continue
+		}
+		settled[ei], taken[ei] = true, true
+	}
+	incoming := func(n string) []int {
+		var in []int
+		for i, ed := range r.def.Edges {
+			if ed.To == n && !r.back[i] && (nodes[ed.From] || ed.From == start) {
+				in = append(in, i)
+			}
+		}
+		return in
+	}
+	done := map[string]bool{}
+	for {
+		next := ""
+		for _, a := range r.def.Actions {
+			if !nodes[a.ID] || done[a.ID] {
+				continue
+			}
+			ready := true
+			for _, ei := range incoming(a.ID) {
+				if !settled[ei] {
+					ready = false
+					break
+				}
+			}
+			if ready {
+				next = a.ID
+				break
+			}
+		}
+		if next == "" {
+			return false, nil
+		}
+		done[next] = true
+		run := false
+		for _, ei := range incoming(next) {
+			run = run || taken[ei]
+		}
+		a, _ := r.prog.Action(next)
+		var (
+			follow map[int]bool
+			exited bool
+			err    error
+		)
+		if run {
+			follow, exited, err = r.step(ctx, a, sc, path)
+		} else {
+			err = r.skip(ctx, a, path)
+		}
+		if err != nil {
+			return false, err
+		}
+		for _, ei := range r.out[next] {
+			settled[ei], taken[ei] = true, follow[ei]
+		}
+		if exited {
+			// Whatever has not run at this level is skipped.
+			for _, b := range r.def.Actions {
+				if nodes[b.ID] && !done[b.ID] {
+					if err := r.skip(ctx, b, path); err != nil {
+						return false, err
+					}
+				}
+			}
+			return true, nil
+		}
+	}
+}
+
+func (r *run) newRecord(a workflow.Action, path string) workflow.Step {
+	key := a.ID + path
+	if st, ok := r.records[key]; ok {
+		return st
+	}
+	r.seq++
+	return workflow.Step{Key: key, Seq: r.seq, StepID: a.ID, Name: a.Name, Operation: a.Kind, Status: workflow.StepPending}
+}
+
+func (r *run) save(ctx context.Context, st workflow.Step, charge *store.Charge) error {
+	if err := r.e.Repo.SaveStep(ctx, r.x, st, charge, r.e.Lease); err != nil {
+		return err
+	}
+	r.records[st.Key] = st
+	return nil
+}
+
+func (r *run) skip(ctx context.Context, a workflow.Action, path string) error {
+	st := r.newRecord(a, path)
+	if st.Status == workflow.StepSkipped {
+		return nil
+	}
+	st.Status = workflow.StepSkipped
+	return r.save(ctx, st, nil)
+}
+
+// step runs one action, or replays its record, and says which edges
+// leaving it are taken.
+func (r *run) step(ctx context.Context, a workflow.Action, sc scope, path string) (map[int]bool, bool, error) {
+	st := r.newRecord(a, path)
+	if st.Status != workflow.StepCompleted {
+		var err error
+		if st, err = r.execute(ctx, a, st, sc, path); err != nil {
+			return nil, false, err
+		}
+	}
+	sc.steps[a.ID] = map[string]any{"output": st.Output}
+	follow := map[int]bool{}
+	out, _ := st.Output.(map[string]any)
+	for _, ei := range r.out[a.ID] {
+		switch t := r.edgeType(ei); {
+		case a.Kind == action.KindIf:
+			result, _ := out["result"].(bool)
+			follow[ei] = (t == workflow.EdgeIf) == result
+		case a.Kind == action.KindFilter:
+			passed, _ := out["passed"].(bool)
+			follow[ei] = passed
+		case a.Kind == action.KindLoop:
+			follow[ei] = t == workflow.EdgeCompleted
+		case t == workflow.EdgeMatch:
+			ok, err := r.prog.Match(ei, r.env(sc), st.Output)
+			if err != nil {
+				return nil, false, r.fail(ctx, st, &workflow.StepError{Code: "INVALID_CONDITION", Message: fmt.Sprintf("edge %d: %v", ei, err)})
+			}
+			follow[ei] = ok
+		default:
+			follow[ei] = true
+		}
+	}
+	if a.Kind == action.KindExit {
+		r.exited = true
+	}
+	return follow, r.exited, nil
+}
+
+// fail records a step's failure and ends the execution's walk.
+func (r *run) fail(ctx context.Context, st workflow.Step, se *workflow.StepError) error {
+	now := r.e.Now()
+	st.Status, st.Error, st.EndedAt = workflow.StepFailed, se, &now
+	if st.StartedAt == nil {
+		st.StartedAt = &now
+	}
+	if err := r.save(ctx, st, nil); err != nil {
+		return err
+	}
+	return &stepFailed{stepID: st.StepID, err: se}
+}
+
+func (r *run) complete(ctx context.Context, st workflow.Step, output any) (workflow.Step, error) {
+	now := r.e.Now()
+	st.Status, st.Output, st.EndedAt, st.Error, st.ResumeAt = workflow.StepCompleted, output, &now, nil, nil
+	if st.StartedAt == nil {
+		st.StartedAt = &now
+	}
+	st.MappedOutput = r.mapped(st.StepID, output)
+	return st, r.save(ctx, st, nil)
+}
+
+// mapped flattens the step's output into the execution's columns.
+func (r *run) mapped(stepID string, output any) map[string]any {
+	var out map[string]any
+	for _, col := range r.def.ColumnConfig {
+		if col.StepID != stepID {
+			continue
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		v := output
+		for _, seg := range strings.Split(col.FieldPath, ".") {
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[seg]
+			case []any:
+				i, err := strconv.Atoi(seg)
+				if err != nil || i < 0 || i >= len(x) {
+					v = nil
+				} else {
+					v = x[i]
+				}
+			default:
+				v = nil
+			}
+		}
+		out[cmpOr(col.Label, col.ID)] = v
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// execute runs a step that has not completed.
+func (r *run) execute(ctx context.Context, a workflow.Action, st workflow.Step, sc scope, path string) (workflow.Step, error) {
+	input, err := r.prog.Resolve(a.Inputs, r.env(sc))
+	if err != nil {
+		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: err.Error()})
+	}
+	st.Input = input
+	spec, _ := r.e.Catalogue.Lookup(a.Kind)
+	if msgs := checkInputs(spec, input); len(msgs) > 0 {
+		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: strings.Join(msgs, "; ")})
+	}
+	if r.x.Test != nil {
+		if m, ok := r.x.Test.Mocks[a.ID]; ok && m.Enabled {
+			return r.complete(ctx, st, m.Output)
+		}
+	}
+	switch a.Kind {
+	case action.KindIf:
+		return r.complete(ctx, st, map[string]any{"result": input["condition"]})
+	case action.KindFilter:
+		return r.complete(ctx, st, map[string]any{"passed": input["condition"]})
+	case action.KindSet:
+		return r.complete(ctx, st, input["values"])
+	case action.KindExit:
+		return r.complete(ctx, st, map[string]any{"reason": input["reason"]})
+	case action.KindDelay:
+		return r.delay(ctx, st, input)
+	case action.KindLoop:
+		return r.loop(ctx, a, st, sc, path, input)
+	}
+	return r.call(ctx, a, spec, st, input)
+}
+
+// checkInputs checks resolved inputs against the catalogue's types.
+func checkInputs(spec action.Spec, in map[string]any) []string {
+	var out []string
+	for _, decl := range spec.Inputs {
+		v, ok := in[decl.Name]
+		if !ok || v == nil {
+			if decl.Required {
+				out = append(out, decl.Name+" is required")
+			}
+			continue
+		}
+		if msg := workflow.TypeProblem(decl, v); msg != "" {
+			out = append(out, decl.Name+" "+msg)
+		}
+	}
+	return out
+}
+
+func (r *run) delay(ctx context.Context, st workflow.Step, in map[string]any) (workflow.Step, error) {
+	now := r.e.Now()
+	if st.ResumeAt == nil {
+		var until time.Time
+		if s, ok := in["duration"].(string); ok {
+			d, err := action.ParseDelay(s)
+			if err != nil {
+				return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: "duration " + err.Error()})
+			}
+			until = now.Add(d)
+		} else if s, ok := in["until"].(string); ok {
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: "until must be an ISO 8601 time"})
+			}
+			until = t
+		} else {
+			return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: "give duration or until"})
+		}
+		if until.Sub(now) > action.MaxDelay {
+			return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: "a delay may last at most 30 days"})
+		}
+		st.Status, st.StartedAt, st.ResumeAt = workflow.StepRunning, &now, &until
+	}
+	if now.Before(*st.ResumeAt) {
+		if err := r.e.Repo.ParkExecution(ctx, r.x, st, *st.ResumeAt); err != nil {
+			return st, err
+		}
+		return st, errParked
+	}
+	return r.complete(ctx, st, map[string]any{"resumed_at": now.UTC().Format(time.RFC3339Nano)})
+}
+
+func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc scope, path string, in map[string]any) (workflow.Step, error) {
+	items, ok := in["items"].([]any)
+	if !ok {
+		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: fmt.Sprintf("items must be an array, got %T", in["items"])})
+	}
+	if len(items) > action.MaxLoopItems {
+		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: fmt.Sprintf("items holds %d; at most %d", len(items), action.MaxLoopItems)})
+	}
+	if st.Status != workflow.StepRunning {
+		now := r.e.Now()
+		st.Status, st.StartedAt = workflow.StepRunning, &now
+		if err := r.save(ctx, st, nil); err != nil {
+			return st, err
+		}
+	}
+	body := r.body[a.ID]
+	results := make([]any, 0, len(items))
+	for i, item := range items {
+		inner := scope{steps: map[string]any{}, loop: map[string]any{"item": item, "index": float64(i)}}
+		for k, v := range sc.steps {
+			inner.steps[k] = v
+		}
+		sub := path + "#" + strconv.Itoa(i)
+		exited, err := r.region(ctx, body, a.ID, inner, sub)
+		if err != nil {
+			return st, err
+		}
+		results = append(results, r.lastOutput(body, sub))
+		if exited {
+			break
+		}
+	}
+	return r.complete(ctx, st, map[string]any{"results": results, "count": float64(len(results))})
+}
+
+// lastOutput is the output of the body step that ran last in one item.
+func (r *run) lastOutput(body map[string]bool, path string) any {
+	var last *workflow.Step
+	for id := range body {
+		if st, ok := r.records[id+path]; ok && st.Status == workflow.StepCompleted && (last == nil || st.Seq > last.Seq) {
+			last = &st
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	return last.Output
+}
+
+// call runs an action through its executor, with the step's retries and
+// time limit, charging its cost once as it starts.
+func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st workflow.Step, input map[string]any) (workflow.Step, error) {
+	exec, ok := r.e.Executors[a.Kind]
+	if !ok {
+		return st, r.fail(ctx, st, &workflow.StepError{Code: "NOT_AVAILABLE", Message: a.Kind + " cannot run in this deployment yet"})
+	}
+	if st.Status != workflow.StepRunning {
+		now := r.e.Now()
+		st.Status, st.StartedAt = workflow.StepRunning, &now
+		var charge *store.Charge
+		if spec.CreditCost > 0 {
+			alloc, err := r.e.Allocation(ctx, r.x.AccountID)
+			if err != nil {
+				return st, err
+			}
+			charge = &store.Charge{AccountID: r.x.AccountID, Feature: credits.WorkflowExecution, Amount: spec.CreditCost,
+				Allocation: alloc, Reference: r.x.ID + "/" + st.Key}
+		}
+		if err := r.save(ctx, st, charge); err != nil {
+			if insufficient(err) {
+				return st, r.fail(ctx, st, &workflow.StepError{Code: "INSUFFICIENT_CREDITS",
+					Message: fmt.Sprintf("the account cannot pay the %d credits of %s", spec.CreditCost, a.Kind)})
+			}
+			return st, err
+		}
+	}
+	attempts := 1
+	var backoff time.Duration
+	if a.Retry != nil {
+		attempts, backoff = a.Retry.MaxAttempts, time.Duration(a.Retry.BackoffMS)*time.Millisecond
+	}
+	timeout := 60 * time.Second
+	if a.TimeoutMS != nil {
+		timeout = time.Duration(*a.TimeoutMS) * time.Millisecond
+	}
+	call := action.Call{AccountID: r.x.AccountID, Inputs: input, IdempotencyKey: r.x.ID + ":" + st.Key,
+		Secret: func(ctx context.Context, name string) (string, error) { return r.e.Secret(ctx, r.x.AccountID, name) }}
+	for n := len(st.Attempts) + 1; ; n++ {
+		started := r.e.Now()
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		out, err := exec(actx, call)
+		cancel()
+		att := workflow.Attempt{Attempt: n, StartedAt: started, EndedAt: r.e.Now()}
+		if err == nil {
+			st.Attempts = append(st.Attempts, att)
+			if r.x.Test != nil && r.x.Test.StrictDataValidation {
+				if msg := missingOutputs(spec, out); msg != "" {
+					return st, r.fail(ctx, st, &workflow.StepError{Code: "OUTPUT_MISMATCH", Message: msg})
+				}
+			}
+			return r.complete(ctx, st, out)
+		}
+		if ctx.Err() != nil {
+			return st, ctx.Err()
+		}
+		ae := action.AsError(err)
+		att.Error = &workflow.StepError{Code: ae.Code, Message: ae.Message}
+		st.Attempts = append(st.Attempts, att)
+		r.e.Log.Info("workflow step attempt failed", "execution_id", r.x.ID, "step", st.Key, "attempt", n, "code", ae.Code)
+		if !ae.Retryable || n >= attempts {
+			return st, r.fail(ctx, st, att.Error)
+		}
+		if err := r.save(ctx, st, nil); err != nil {
+			return st, err
+		}
+		if err := r.e.sleep(ctx, backoff<<(n-1)); err != nil {
+			return st, err
+		}
+	}
+}
+
+// missingOutputs names the required output members an action left out.
+func missingOutputs(spec action.Spec, out map[string]any) string {
+	req, _ := spec.Outputs["required"].([]string)
+	var missing []string
+	for _, k := range req {
+		if _, ok := out[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	slices.Sort(missing)
+	return "the output lacks " + strings.Join(missing, ", ")
+}
