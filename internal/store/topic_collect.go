@@ -526,7 +526,8 @@ func contention(err error) error {
 
 // upsertPeople stores people seen engaging or posting: new ones get their
 // profile read at once, known ones again when it is older than
-// topic.ProfileRefresh. Rows are locked in key order, so that concurrent
+// topic.ProfileRefresh. A known person's row is rewritten only when that
+// changes something (most engagers seen again change nothing). Rows are locked in key order, so that concurrent
 // transactions sharing people cannot deadlock on PostgreSQL.
 func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Engager, at time.Time) error {
 	slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
@@ -540,7 +541,9 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 		     headline = CASE WHEN excluded.headline <> '' THEN excluded.headline ELSE pronet_people.headline END,
 		     profile_due_at = CASE WHEN pronet_people.profile_due_at IS NULL
 		                            AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`
-		                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END`,
+		                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END
+		  WHERE (excluded.headline <> '' AND excluded.headline <> pronet_people.headline)
+		     OR (pronet_people.profile_due_at IS NULL AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`)`,
 		ids.n+10, len(people),
 		func(i int) []any {
 			p := people[i]
@@ -774,7 +777,9 @@ func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, 
 	err := batchInsert(ctx, tx, s.dialect,
 		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
 		`ON CONFLICT (topic_id, person_id) DO NOTHING RETURNING person_id`, 5, len(latest),
-		func(i int) []any { return []any{topicID, latest[i].personID, latest[i].person, latest[i].id, latest[i].engaged} },
+		func(i int) []any {
+			return []any{topicID, latest[i].personID, latest[i].person, latest[i].id, latest[i].engaged}
+		},
 		func(rows *sql.Rows) error {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
@@ -796,7 +801,9 @@ func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, 
 		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
 		`ON CONFLICT (topic_id, person_id) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
 		  WHERE excluded.latest_at >= topic_engagers.latest_at`, 5, len(known),
-		func(i int) []any { return []any{topicID, known[i].personID, known[i].person, known[i].id, known[i].engaged} }, nil)
+		func(i int) []any {
+			return []any{topicID, known[i].personID, known[i].person, known[i].id, known[i].engaged}
+		}, nil)
 	if err != nil {
 		return 0, fmt.Errorf("update engagers: %w", err)
 	}
