@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+
+	"github.com/trawlhq/trawl/internal/netguard"
 )
 
 // Call is one attempt of one step, with its inputs resolved.
@@ -65,16 +69,72 @@ type Deps struct {
 	// HTTP sends requests whose address a user's definition controls; it
 	// must refuse private networks (netguard).
 	HTTP *http.Client
+	// Dial opens the TCP connections of SMTP; like HTTP it must be
+	// netguard's (Options.Dialer().DialContext).
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// SlackAPIURL is the base of Slack's Web API; "" means
+	// https://slack.com/api (tests point it at a local server).
+	SlackAPIURL string
+}
+
+// withDefaults fills what the caller left out with the guard without
+// exceptions, so a missing dependency can never mean an unguarded one.
+func (d Deps) withDefaults() Deps {
+	if d.HTTP == nil {
+		d.HTTP = netguard.NewClient(netguard.Options{})
+	}
+	if d.Dial == nil {
+		d.Dial = netguard.Options{}.Dialer().DialContext
+	}
+	if d.SlackAPIURL == "" {
+		d.SlackAPIURL = "https://slack.com/api"
+	}
+	return d
 }
 
 // Executors returns the executor of every action kind that runs outside
 // the engine (control-flow kinds are the engine's own).
 func Executors(d Deps) map[string]Executor {
-	return map[string]Executor{}
+	d = d.withDefaults()
+	return map[string]Executor{
+		KindHTTPRequest:  httpRequestRun(d),
+		KindSlackMessage: slackRun(d),
+		KindSendEmail:    sendEmailRun(d),
+	}
 }
 
 // inputString returns a string input ("" when absent).
 func inputString(in map[string]any, name string) string {
 	s, _ := in[name].(string)
 	return s
+}
+
+// secretValue opens a secret; its failure names the secret, never a value.
+func secretValue(ctx context.Context, call Call, name string) (string, error) {
+	if call.Secret == nil {
+		return "", failf(CodeSecret, false, "secret %q is not available", name)
+	}
+	v, err := call.Secret(ctx, name)
+	if err != nil || v == "" {
+		return "", failf(CodeSecret, false, "secret %q is missing", name)
+	}
+	return v, nil
+}
+
+// dialError classifies a failed connection or exchange. A *url.Error is
+// unwrapped: its URL may be a secret (a Slack webhook).
+func dialError(err error) *Error {
+	var blocked *netguard.BlockedError
+	var ue *url.Error
+	switch {
+	case errors.As(err, &blocked):
+		return failf(CodeBlocked, false, "%v", blocked)
+	case errors.Is(err, context.DeadlineExceeded):
+		return failf(CodeTimeout, true, "the request ran out of time")
+	case errors.Is(err, netguard.ErrTooManyRedirects):
+		return failf(CodeUpstream, false, "more than %d redirects", netguard.MaxRedirects)
+	case errors.As(err, &ue):
+		err = ue.Err
+	}
+	return failf(CodeUpstream, true, "%v", err)
 }
