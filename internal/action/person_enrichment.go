@@ -1,5 +1,7 @@
 package action
 
+import "context"
+
 // KindPersonEnrichment enriches a pronet profile (as POST /v1/profile/enrich).
 const KindPersonEnrichment = "person_enrichment"
 
@@ -21,5 +23,20 @@ func personEnrichmentSpec() Spec {
 				"company_name": str, "job_title": str, "start_date": str, "end_date": str,
 			})},
 		}, "prospect", "experience"),
+	}
+}
+
+// Enricher looks a person up by pronet profile URL, as POST
+// /v1/profile/enrich does, and answers {prospect, experience}.
+type Enricher func(ctx context.Context, profileURL string) (map[string]any, error)
+
+// PersonEnrichment is the executor of person_enrichment.
+func PersonEnrichment(enrich Enricher) Executor {
+	return func(ctx context.Context, call Call) (map[string]any, error) {
+		url := inputString(call.Inputs, "profile_url")
+		if url == "" {
+			return nil, failf(CodeInvalidInput, false, "profile_url is empty")
+		}
+		return enrich(ctx, url)
 	}
 }

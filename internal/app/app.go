@@ -76,7 +76,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	engine := newEngine(cfg, st, box, opts)
+	engine := newEngine(cfg, st, sources, box, opts)
 
 	var runner *jobs.Runner
 	enqueue := func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error {

@@ -2,21 +2,28 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/config"
 	"github.com/trawlhq/trawl/internal/secret"
+	"github.com/trawlhq/trawl/internal/source"
+	"github.com/trawlhq/trawl/internal/source/enrich"
+	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
 	wfengine "github.com/trawlhq/trawl/internal/workflow/engine"
 )
 
 // newEngine builds the workflow engine of the process.
-func newEngine(cfg *config.Config, st *store.Store, box *secret.Box, opts Options) *wfengine.Engine {
+func newEngine(cfg *config.Config, st *store.Store, sources Sources, box *secret.Box, opts Options) *wfengine.Engine {
+	executors := action.Executors(action.Deps{})
+	executors[action.KindPersonEnrichment] = action.PersonEnrichment(enricher(cfg, sources))
 	return &wfengine.Engine{
 		Repo:      st,
 		Catalogue: action.NewCatalogue(),
-		Executors: action.Executors(action.Deps{}),
+		Executors: executors,
 		Secret: func(ctx context.Context, accountID, name string) (string, error) {
 			sealed, err := st.SecretValue(ctx, accountID, name)
 			if err != nil {
@@ -38,5 +45,33 @@ func newEngine(cfg *config.Config, st *store.Store, box *secret.Box, opts Option
 		Now:   opts.Now,
 		Lease: cfg.SearchRunLease,
 		Log:   opts.Log,
+	}
+}
+
+// enricher looks people up for the person_enrichment action, with the
+// same two upstreams as POST /v1/profile/enrich.
+func enricher(cfg *config.Config, sources Sources) action.Enricher {
+	return func(ctx context.Context, profileURL string) (map[string]any, error) {
+		username, err := pronet.ParseProfileURL(profileURL, cfg.PronetHosts)
+		if err != nil {
+			return nil, &action.Error{Code: action.CodeInvalidInput, Message: "profile_url must be a profile URL such as https://www.linkedin.com/in/jane-doe"}
+		}
+		person, pdlErr := sources.Enrich.PersonByProfile(ctx, pronet.ProfileURL(username))
+		profile, profileErr := sources.Pronet.Profile(ctx, username)
+		for _, err := range []error{profileErr, pdlErr} {
+			if err != nil && !errors.Is(err, source.ErrNotFound) {
+				return nil, err
+			}
+		}
+		if profileErr != nil && pdlErr != nil {
+			return nil, &action.Error{Code: action.CodeNotFound, Message: "no profile at " + pronet.ProfileURL(username)}
+		}
+		prospect, experience := enrich.BuildProspect(person, profile)
+		raw, err := json.Marshal(map[string]any{"prospect": prospect, "experience": experience})
+		if err != nil {
+			return nil, err
+		}
+		var out map[string]any
+		return out, json.Unmarshal(raw, &out)
 	}
 }

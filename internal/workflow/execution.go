@@ -62,7 +62,7 @@ type TestConfig struct {
 // Mock replaces a step's action in a test run.
 type Mock struct {
 	Enabled bool           `json:"enabled"`
-	Output  map[string]any `json:"output"`
+	Output  map[string]any `json:"output,omitempty"`
 }
 
 // Step is the record of one step of an execution (one per loop item

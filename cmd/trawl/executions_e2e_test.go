@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/client"
+	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// End-to-end tests of the workflow engine through test runs: control flow,
+// loops, mocks and credits, delays across the clock, cancel and rerun.
+
+type executionView struct {
+	ID        string         `json:"id"`
+	RunID     string         `json:"run_id"`
+	Status    string         `json:"status"`
+	Error     *string        `json:"error"`
+	EventName string         `json:"event_name"`
+	IsTest    bool           `json:"is_test"`
+	RerunOf   *string        `json:"rerun_of"`
+	Trigger   map[string]any `json:"trigger"`
+	Steps     []struct {
+		StepID       string         `json:"step_id"`
+		Key          string         `json:"key"`
+		Status       string         `json:"status"`
+		Input        map[string]any `json:"input"`
+		Output       any            `json:"output"`
+		MappedOutput map[string]any `json:"mapped_output"`
+		Error        *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	} `json:"steps"`
+}
+
+func (x executionView) keys() string {
+	var parts []string
+	for _, s := range x.Steps {
+		parts = append(parts, s.Key+":"+s.Status)
+	}
+	return strings.Join(parts, " ")
+}
+
+func startTest(t *testing.T, c *client.Client, workflowID string, body any) string {
+	t.Helper()
+	var out struct {
+		TestRunID   string `json:"test_run_id"`
+		TriggerType string `json:"trigger_type"`
+	}
+	if err := mustDo(t, c, http.MethodPost, "/v1/workflows/"+workflowID+"/test", body, 200).Data(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.TestRunID
+}
+
+func execution(t *testing.T, c *client.Client, workflowID, runID string) executionView {
+	t.Helper()
+	var x executionView
+	if err := mustDo(t, c, http.MethodGet, "/v1/workflows/"+workflowID+"/executions/"+runID, nil, 200).Data(&x); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func waitExecution(t *testing.T, ts *testServer, c *client.Client, workflowID, runID string, done func(executionView) bool) executionView {
+	t.Helper()
+	var x executionView
+	waitUntil(t, ts, "execution "+runID, func() bool {
+		x = execution(t, c, workflowID, runID)
+		return done(x)
+	})
+	return x
+}
+
+func ended(x executionView) bool { return x.Status != "running" }
+
+// branching: if likes ≥ 10, loop over three numbers, then count; else exit.
+const branchingFlow = `{"actions":[
+ {"id":"hot","kind":"builtin:if","inputs":{"condition":"{{ trigger.likes >= 10 }}"}},
+ {"id":"each","kind":"builtin:loop","inputs":{"items":"{{ [1, 2, 3] }}"}},
+ {"id":"square","kind":"builtin:set","inputs":{"values":{"v":"{{ loop.item * loop.item }}","label":"{{ trigger.author_url }} #{{ loop.index }}"}}},
+ {"id":"count","kind":"builtin:set","inputs":{"values":{"n":"{{ steps.each.output.count }}","last":"{{ steps.each.output.results[2].v }}"}}},
+ {"id":"cold","kind":"builtin:exit","inputs":{"reason":"not hot"}},
+ {"id":"never","kind":"builtin:set","inputs":{"values":{}}}],
+ "edges":[{"from":"$source","to":"hot"},
+  {"from":"hot","to":"each","conditional":{"type":"if"}},{"from":"hot","to":"cold","conditional":{"type":"else"}},
+  {"from":"each","to":"square","conditional":{"type":"loop"}},{"from":"each","to":"count","conditional":{"type":"completed"}},
+  {"from":"cold","to":"never"}],
+ "column_config":[{"id":"c","stepId":"count","fieldPath":"n","label":"Count"}]}`
+
+func TestExecutionsEndToEnd(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		ts := topicServer(t, engine, clk)
+		c := ts.Client
+
+		t.Run("branches, loops, exit and mapped output", func(t *testing.T) {
+			w := createWorkflow(t, c, map[string]any{"name": "branching", "workflow": json.RawMessage(branchingFlow)})
+			hot := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{"overrides": map[string]any{"likes": 12, "author_url": "https://x.com/ann"}}), ended)
+			if hot.Status != "completed" || !hot.IsTest || hot.EventName != "workflows/new-post" || hot.Trigger["likes"] != float64(12) {
+				t.Fatalf("hot run %+v", hot)
+			}
+			if got, want := hot.keys(), "hot:completed each:completed square#0:completed square#1:completed square#2:completed count:completed cold:skipped never:skipped"; got != want {
+				t.Fatalf("hot steps\n got %s\nwant %s", got, want)
+			}
+			count := hot.Steps[5]
+			if out := count.Output.(map[string]any); out["n"] != float64(3) || out["last"] != float64(9) || count.MappedOutput["Count"] != float64(3) {
+				t.Fatalf("count step %+v", count)
+			}
+			if lbl := hot.Steps[2].Output.(map[string]any)["label"]; lbl != "https://x.com/ann #0" {
+				t.Fatalf("interpolated label %v", lbl)
+			}
+			cold := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{"overrides": map[string]any{"likes": 3}}), ended)
+			if got, want := cold.keys(), "hot:completed each:skipped count:skipped cold:completed never:skipped"; cold.Status != "completed" || got != want {
+				t.Fatalf("cold run %s: %s", cold.Status, got)
+			}
+		})
+
+		t.Run("mocks cost nothing; executed actions cost their price; an empty balance fails the step", func(t *testing.T) {
+			def := `{"actions":[{"id":"who","kind":"person_enrichment","inputs":{"profile_url":"https://www.linkedin.com/in/jane-doe"}},
+				{"id":"note","kind":"builtin:set","inputs":{"values":{"title":"{{ steps.who.output.prospect.job_title }}"}}}],
+				"edges":[{"from":"$source","to":"who"},{"from":"who","to":"note"}]}`
+			acct := newAccount(t, ts, "payer", "STARTER", "1")
+			pc := newKey(t, ts, acct, "*")
+			w := createWorkflow(t, pc, map[string]any{"name": "enrich", "workflow": json.RawMessage(def)})
+			day := clk.Now()
+			mocked := waitExecution(t, ts, pc, w.ID, startTest(t, pc, w.ID, map[string]any{"test_config": map[string]any{
+				"action_mocks": map[string]any{"who": map[string]any{"enabled": true, "output": map[string]any{"prospect": map[string]any{"job_title": "VP Sales"}, "experience": []any{}}}}}}), ended)
+			if mocked.Status != "completed" || mocked.Steps[1].Output.(map[string]any)["title"] != "VP Sales" || ledgerOf(t, pc, day) != 0 {
+				t.Fatalf("mocked run %+v, spent %d", mocked, ledgerOf(t, pc, day))
+			}
+			real := waitExecution(t, ts, pc, w.ID, startTest(t, pc, w.ID, map[string]any{}), ended)
+			if real.Status != "completed" || real.Steps[0].Output.(map[string]any)["prospect"] == nil || ledgerOf(t, pc, day) != 1 {
+				t.Fatalf("real run %+v, spent %d", real, ledgerOf(t, pc, day))
+			}
+			broke := waitExecution(t, ts, pc, w.ID, startTest(t, pc, w.ID, map[string]any{}), ended)
+			if broke.Status != "failed" || broke.Steps[0].Error == nil || broke.Steps[0].Error.Code != "INSUFFICIENT_CREDITS" || ledgerOf(t, pc, day) != 1 {
+				t.Fatalf("unpaid run %+v, spent %d", broke, ledgerOf(t, pc, day))
+			}
+			if got := broke.keys(); got != "who:failed" {
+				t.Fatalf("after a failure nothing runs: %s", got)
+			}
+			wantError(t, do(t, pc, http.MethodPost, "/v1/workflows/"+w.ID+"/test", map[string]any{"test_config": map[string]any{
+				"action_mocks": map[string]any{"ghost": map[string]any{"enabled": true}}}}), 400, "VALIDATION_ERROR", "body.test_config.action_mocks.ghost")
+			wantError(t, do(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions/"+real.ID, nil), 404, "NOT_FOUND")
+		})
+
+		t.Run("a delay parks the execution until the clock passes it; cancel and rerun", func(t *testing.T) {
+			def := `{"actions":[{"id":"before","kind":"builtin:set","inputs":{"values":{"at":"{{ now.Unix() }}"}}},
+				{"id":"wait","kind":"builtin:delay","inputs":{"duration":"2h"}},
+				{"id":"after","kind":"builtin:set","inputs":{"values":{"done":true}}}],
+				"edges":[{"from":"$source","to":"before"},{"from":"before","to":"wait"},{"from":"wait","to":"after"}]}`
+			w := createWorkflow(t, c, map[string]any{"name": "later", "workflow": json.RawMessage(def)})
+			run := startTest(t, c, w.ID, map[string]any{})
+			parked := waitExecution(t, ts, c, w.ID, run, func(x executionView) bool { return len(x.Steps) == 2 })
+			if parked.Status != "running" || parked.keys() != "before:completed wait:running" {
+				t.Fatalf("parked %s: %s", parked.Status, parked.keys())
+			}
+			clk.Advance(time.Hour)
+			time.Sleep(1500 * time.Millisecond) // two ticks pass; the delay must hold
+			if x := execution(t, c, w.ID, run); x.Status != "running" || len(x.Steps) != 2 {
+				t.Fatalf("resumed early: %s", x.keys())
+			}
+			clk.Advance(time.Hour + time.Minute)
+			done := waitExecution(t, ts, c, w.ID, run, ended)
+			if done.Status != "completed" || done.keys() != "before:completed wait:completed after:completed" {
+				t.Fatalf("after the delay %s: %s", done.Status, done.keys())
+			}
+			wantError(t, do(t, c, http.MethodPost, "/v1/workflows/"+w.ID+"/executions/"+run+"/cancel", nil), 409, "CONFLICT")
+			wantError(t, do(t, c, http.MethodPost, "/v1/workflows/"+w.ID+"/executions/"+run+"/rerun", nil), 409, "CONFLICT")
+
+			second := startTest(t, c, w.ID, map[string]any{})
+			waitExecution(t, ts, c, w.ID, second, func(x executionView) bool { return len(x.Steps) == 2 })
+			var cancelled executionView
+			if err := mustDo(t, c, http.MethodPost, "/v1/workflows/"+w.ID+"/executions/"+second+"/cancel", nil, 200).Data(&cancelled); err != nil {
+				t.Fatal(err)
+			}
+			if cancelled.Status != "failed" || cancelled.Error == nil || *cancelled.Error != "cancelled" {
+				t.Fatalf("cancelled %+v", cancelled)
+			}
+			clk.Advance(3 * time.Hour)
+			time.Sleep(1500 * time.Millisecond)
+			if x := execution(t, c, w.ID, second); x.Status != "failed" || len(x.Steps) != 2 {
+				t.Fatalf("a cancelled execution went on: %s %s", x.Status, x.keys())
+			}
+
+			var again executionView
+			if err := mustDo(t, c, http.MethodPost, "/v1/workflows/"+w.ID+"/executions/"+second+"/rerun", nil, 201).Data(&again); err != nil {
+				t.Fatal(err)
+			}
+			if again.RerunOf == nil || *again.RerunOf != second {
+				t.Fatalf("rerun %+v", again)
+			}
+			rerun := waitExecution(t, ts, c, w.ID, again.ID, func(x executionView) bool { return len(x.Steps) == 2 })
+			first := execution(t, c, w.ID, second).Steps[0]
+			if rerun.Steps[0].Key != "before" || rerun.Steps[0].Output.(map[string]any)["at"] != first.Output.(map[string]any)["at"] {
+				t.Fatalf("the rerun did not reuse the completed step: %+v vs %+v", rerun.Steps[0], first)
+			}
+			clk.Advance(2*time.Hour + time.Minute)
+			if x := waitExecution(t, ts, c, w.ID, again.ID, ended); x.Status != "completed" {
+				t.Fatalf("rerun ended %s: %s", x.Status, x.keys())
+			}
+
+			var list struct {
+				Data       []executionView `json:"data"`
+				Pagination struct {
+					TotalCount int64 `json:"total_count"`
+				} `json:"pagination"`
+			}
+			lr := mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions?status=failed", nil, 200)
+			if err := json.Unmarshal(lr.Body, &list); err != nil || list.Pagination.TotalCount != 1 || list.Data[0].ID != second || list.Data[0].Steps != nil {
+				t.Fatalf("failed list %s", lr.Body)
+			}
+		})
+	})
+}
+
+// ledgerOf is what the account spent on workflow_execution since from.
+func ledgerOf(t *testing.T, c *client.Client, from time.Time) int64 {
+	t.Helper()
+	u, err := c.Usage(t.Context(), from.Add(-time.Hour).UTC().Format(time.RFC3339), from.Add(48*time.Hour).UTC().Format(time.RFC3339))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Credits.ByFeature[string(credits.WorkflowExecution)]
+}
