@@ -8,6 +8,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/netguard"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/enrich"
@@ -18,7 +19,8 @@ import (
 
 // newEngine builds the workflow engine of the process.
 func newEngine(cfg *config.Config, st *store.Store, sources Sources, box *secret.Box, opts Options) *wfengine.Engine {
-	executors := action.Executors(action.Deps{})
+	guard := netguard.Options{Allow: cfg.PrivateNetworks()}
+	executors := action.Executors(action.Deps{HTTP: netguard.NewClient(guard), Dial: guard.Dialer().DialContext})
 	executors[action.KindPersonEnrichment] = action.PersonEnrichment(enricher(cfg, sources))
 	return &wfengine.Engine{
 		Repo:      st,

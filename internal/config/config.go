@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/netguard"
 	"github.com/trawlhq/trawl/internal/secret"
 )
 
@@ -138,6 +140,9 @@ func (c *Config) Validate() error {
 	if c.SearchRunLease < time.Second {
 		bad("search-run-lease", "must be at least 1s, got %s", c.SearchRunLease)
 	}
+	if _, err := netguard.ParsePrefixes(c.AllowPrivateNetworks); err != nil {
+		bad("allow-private-networks", "%v", err)
+	}
 	if c.ExecutionRetention < time.Hour {
 		bad("execution-retention", "must be at least 1h, got %s", c.ExecutionRetention)
 	}
@@ -186,6 +191,13 @@ func (c *Config) SecretBox() (*secret.Box, error) {
 		return nil, fmt.Errorf("%s: %w", EnvName("secret-key"), err)
 	}
 	return secret.NewBox(key)
+}
+
+// PrivateNetworks are the networks workflow calls may reach although
+// private (validated by Validate).
+func (c *Config) PrivateNetworks() []netip.Prefix {
+	p, _ := netguard.ParsePrefixes(c.AllowPrivateNetworks)
+	return p
 }
 
 // ServesAPI and RunsWorkers tell what the process's role includes.
