@@ -90,5 +90,3 @@ func TestHTTPRequestAction(t *testing.T) {
 		}
 	})
 }
-
-
