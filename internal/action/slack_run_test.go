@@ -46,7 +46,9 @@ func TestSlackWebhook(t *testing.T) {
 }
 
 func TestSlackWebhookFailures(t *testing.T) {
-	hook := func(s *httptest.Server) map[string]string { return map[string]string{"HOOK": s.URL + "/services/secret-path"} }
+	hook := func(s *httptest.Server) map[string]string {
+		return map[string]string{"HOOK": s.URL + "/services/secret-path"}
+	}
 	in := map[string]any{"webhook_url": "HOOK", "text": "hi"}
 
 	s, _, _ := slackServer(t, 400, "invalid_payload")
