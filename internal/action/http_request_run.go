@@ -14,7 +14,7 @@ import (
 )
 
 // maxResponseBody caps what http_request reads of a response.
-const maxResponseBody = 1 << 20
+const maxResponseBody = 5 << 20
 
 // httpRequestRun sends the request. A 4xx answer is not an error: the
 // output carries the status and the workflow decides (an if on

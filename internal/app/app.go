@@ -116,7 +116,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		}
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector,
-			Secrets: box, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
+			Secrets: box, Engine: engine, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
 		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go func() { serveErr <- srv.Serve(ln) }()
 		fmt.Fprintf(opts.Stdout, "Trawl is listening on http://%s (role %s, database %s)\n", ln.Addr(), cfg.Role, st.Dialect())

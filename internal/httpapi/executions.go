@@ -173,7 +173,7 @@ func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Rep
 	}
 	x := workflow.Execution{WorkflowID: w.ID, AccountID: acct, Version: w.Version, Definition: def,
 		EventName: kind, Trigger: payload, Test: test}
-	if _, err := s.store.CreateExecution(ctx, &x, nil, s.cfg.SearchRunLease); err != nil {
+	if _, err := s.store.CreateExecution(ctx, &x, nil, s.cfg.SearchRunLease, false); err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	return reply("Test run started", testRunOut{TestRunID: x.ID, WorkflowID: w.ID, TriggerType: kind}), nil
@@ -251,7 +251,7 @@ func (s *Server) handleRerunExecution(ctx context.Context, in *executionInput) (
 	}
 	next := workflow.Execution{WorkflowID: x.WorkflowID, AccountID: x.AccountID, Version: x.Version, Definition: x.Definition,
 		EventName: x.EventName, Trigger: x.Trigger, Test: x.Test, RerunOf: x.ID}
-	if _, err := s.store.CreateExecution(ctx, &next, kept, s.cfg.SearchRunLease); err != nil {
+	if _, err := s.store.CreateExecution(ctx, &next, kept, s.cfg.SearchRunLease, false); err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	return createdWith("Execution rerun", toExecution(next, nil)), nil

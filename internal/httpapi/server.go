@@ -21,6 +21,7 @@ import (
 	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/workflow"
+	"github.com/trawlhq/trawl/internal/workflow/engine"
 )
 
 // Version is reported in the OpenAPI document.
@@ -42,6 +43,8 @@ type Deps struct {
 	Secrets *secret.Box
 	// PublicURL is where clients reach the API (webhook URLs start with it).
 	PublicURL string
+	// Engine runs webhook executions inline when the caller waits.
+	Engine *engine.Engine
 }
 
 // Server is the API as an http.Handler.
@@ -61,6 +64,7 @@ type Server struct {
 
 	secrets   *secret.Box
 	publicURL string
+	engine    *engine.Engine
 	catalogue *action.Catalogue
 	validator *workflow.Validator
 }
@@ -69,7 +73,7 @@ type Server struct {
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics(),
 		microblog: d.Microblog, pronet: d.Pronet, enrich: d.Enrich, collector: d.Collector,
-		secrets: d.Secrets, publicURL: d.PublicURL, catalogue: action.NewCatalogue()}
+		secrets: d.Secrets, publicURL: d.PublicURL, engine: d.Engine, catalogue: action.NewCatalogue()}
 	s.validator = &workflow.Validator{Catalogue: s.catalogue}
 	mux := http.NewServeMux()
 	hc := huma.DefaultConfig("Trawl API", Version)

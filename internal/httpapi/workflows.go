@@ -44,8 +44,8 @@ func (s *Server) toWorkflow(w workflow.Workflow, hasDraft bool) workflowOut {
 	if w.SearchID != "" {
 		out.SocialSavedSearchID = &w.SearchID
 	}
-	if w.Definition.TriggerKind() == workflow.TriggerWebhook {
-		u := s.publicURL + "/v1/hooks/" + w.ID
+	if w.Definition.TriggerKind() == workflow.TriggerWebhook && w.WebhookToken != "" {
+		u := s.publicURL + "/v1/hooks/" + w.WebhookToken
 		out.WebhookURL = &u
 	}
 	return out
@@ -83,6 +83,9 @@ func (s *Server) ensureWebhookSecret(w *workflow.Workflow) *string {
 	if w.Definition.TriggerKind() != workflow.TriggerWebhook || w.WebhookSecret != nil {
 		return nil
 	}
+	token := make([]byte, 32)
+	_, _ = rand.Read(token)
+	w.WebhookToken = base64.RawURLEncoding.EncodeToString(token)
 	raw := make([]byte, 32)
 	_, _ = rand.Read(raw)
 	plain := "whsec_" + base64.StdEncoding.EncodeToString(raw)

@@ -50,10 +50,11 @@ func scanExecution(row interface{ Scan(...any) error }) (workflow.Execution, err
 }
 
 // CreateExecution stores a new running execution with its first steps
-// (a rerun's reused ones) and enqueues its job in the same transaction,
-// claimed for lease. An event already fired for the workflow (same
-// EventKey) creates nothing and answers false.
-func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration) (bool, error) {
+// (a rerun's reused ones), claimed for lease, and unless the caller runs it
+// itself (inline), enqueues its job in the same transaction. An event
+// already fired for the workflow (same EventKey) creates nothing and
+// answers false with x.ID set to the execution it fired.
+func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
 	def, err := json.Marshal(x.Definition)
 	if err != nil {
 		return false, fmt.Errorf("store: create execution: %w", err)
@@ -73,6 +74,9 @@ func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, step
 	now := s.now().UTC().Truncate(time.Millisecond)
 	x.ID, x.Status, x.Claim, x.CreatedAt, x.StartedAt = NewID(), workflow.ExecutionRunning, NewID(), now, now
 	resume := s.firstRunAt(now, lease)
+	if inline {
+		resume = now.Add(lease)
+	}
 	x.ResumeAt = &resume
 	created := false
 	err = s.inJobTx(ctx, func(tx JobTx) error {
@@ -87,13 +91,17 @@ func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, step
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
+			return tx.SQL.QueryRowContext(ctx, `SELECT id FROM workflow_executions WHERE workflow_id = $1 AND event_key = $2`,
+				x.WorkflowID, x.EventKey).Scan(&x.ID)
 		}
 		created = true
 		for _, st := range steps {
 			if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
 				return err
 			}
+		}
+		if inline {
+			return nil
 		}
 		return s.enqueueTx(ctx, tx, workflow.ExecuteArgs{ExecutionID: x.ID, Claim: x.Claim})
 	})

@@ -12,7 +12,7 @@ import (
 )
 
 const workflowColumns = `id, account_id, name, description, definition, version, status, enabled,
-	COALESCE(CAST(search_id AS TEXT), ''), webhook_secret, created_at, updated_at`
+	COALESCE(CAST(search_id AS TEXT), ''), COALESCE(webhook_token, ''), webhook_secret, created_at, updated_at`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflow.Workflow, error) {
 	var (
@@ -22,7 +22,7 @@ func scanWorkflow(row interface{ Scan(...any) error }) (workflow.Workflow, error
 		created, updated int64
 	)
 	err := row.Scan(&w.ID, &w.AccountID, &w.Name, &w.Description, &def, &w.Version, &status, &w.Enabled,
-		&w.SearchID, &w.WebhookSecret, &created, &updated)
+		&w.SearchID, &w.WebhookToken, &w.WebhookSecret, &created, &updated)
 	if err != nil {
 		return workflow.Workflow{}, err
 	}
@@ -52,21 +52,25 @@ func nullString(s string) any {
 	return s
 }
 
-// CreateWorkflow stores a new workflow, filling in its id, version and times.
+// CreateWorkflow stores a new workflow, filling in its version, times and,
+// unless the caller chose it (to seal a secret to it), its id.
 func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow) error {
 	def, err := json.Marshal(w.Definition)
 	if err != nil {
 		return fmt.Errorf("store: create workflow: %w", err)
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	w.ID, w.Version, w.CreatedAt, w.UpdatedAt = NewID(), 1, now, now
+	if w.ID == "" {
+		w.ID = NewID()
+	}
+	w.Version, w.CreatedAt, w.UpdatedAt = 1, now, now
 	kind, topicID := triggerColumns(w.Definition)
 	_, err = s.db.ExecContext(ctx,
 		`INSERT INTO workflows (id, account_id, name, description, definition, version, status, enabled, search_id,
-		                        trigger_kind, topic_id, webhook_secret, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $12)`,
+		                        trigger_kind, topic_id, webhook_token, webhook_secret, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
 		w.ID, w.AccountID, w.Name, w.Description, string(def), string(w.Status), w.Enabled, nullString(w.SearchID),
-		kind, topicID, w.WebhookSecret, ms(now))
+		kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, ms(now))
 	if err != nil {
 		return fmt.Errorf("store: create workflow: %w", err)
 	}
@@ -168,9 +172,10 @@ func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
 		kind, topicID := triggerColumns(w.Definition)
 		if _, err := tx.ExecContext(ctx,
 			`UPDATE workflows SET name = $2, description = $3, definition = $4, version = $5, status = $6, enabled = $7,
-			        trigger_kind = $8, topic_id = $9, webhook_secret = $10, updated_at = $11
+			        trigger_kind = $8, topic_id = $9, webhook_token = $10, webhook_secret = $11, updated_at = $12
 			  WHERE id = $1`,
-			id, w.Name, w.Description, string(def), w.Version, string(w.Status), w.Enabled, kind, topicID, w.WebhookSecret, ms(w.UpdatedAt)); err != nil {
+			id, w.Name, w.Description, string(def), w.Version, string(w.Status), w.Enabled, kind, topicID,
+			nullString(w.WebhookToken), w.WebhookSecret, ms(w.UpdatedAt)); err != nil {
 			return err
 		}
 		if e.DeleteDraft {
@@ -343,4 +348,18 @@ func (s *Store) DraftedWorkflows(ctx context.Context, accountID string, ids []st
 		out[id] = true
 	}
 	return out, rows.Err()
+}
+
+// WorkflowByWebhookToken returns the workflow whose webhook URL holds the
+// token, whatever its status; ErrNotFound when none (or deleted).
+func (s *Store) WorkflowByWebhookToken(ctx context.Context, token string) (workflow.Workflow, error) {
+	w, err := scanWorkflow(s.read.QueryRowContext(ctx,
+		`SELECT `+workflowColumns+` FROM workflows WHERE webhook_token = $1 AND deleted_at IS NULL`, token))
+	if errors.Is(err, sql.ErrNoRows) {
+		return workflow.Workflow{}, fmt.Errorf("store: webhook: %w", ErrNotFound)
+	}
+	if err != nil {
+		return workflow.Workflow{}, fmt.Errorf("store: webhook: %w", err)
+	}
+	return w, nil
 }

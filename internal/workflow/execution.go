@@ -114,7 +114,7 @@ func SamplePayload(kind string, now time.Time) map[string]any {
 			"engaged_at": now.UTC().Format(time.RFC3339),
 		}
 	case TriggerWebhook:
-		return map[string]any{"body": map[string]any{"hello": "world"}, "headers": map[string]any{}, "received_at": now.UTC().Format(time.RFC3339)}
+		return map[string]any{"event": "lead.created", "email": "jane@example.com"}
 	case TriggerScheduled:
 		return map[string]any{"scheduled_at": now.UTC().Format(time.RFC3339)}
 	}

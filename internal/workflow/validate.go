@@ -126,7 +126,7 @@ func (c *check) trigger() {
 	}
 	in := t.Inputs
 	allowed := map[string][]string{
-		TriggerNewPost: nil, TriggerWebhook: nil,
+		TriggerNewPost: nil, TriggerWebhook: {"verify_signature"},
 		TriggerEngagement: {"topic_id"}, TriggerScheduled: {"cron", "timezone"},
 	}
 	keys, known := allowed[t.Kind]
@@ -144,6 +144,12 @@ func (c *check) trigger() {
 		}
 	}
 	switch t.Kind {
+	case TriggerWebhook:
+		if v, ok := in["verify_signature"]; ok {
+			if _, isBool := v.(bool); !isBool {
+				c.add("/trigger/inputs/verify_signature", "must be a boolean")
+			}
+		}
 	case TriggerEngagement:
 		id, ok := in["topic_id"].(string)
 		switch {

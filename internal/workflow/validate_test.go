@@ -106,7 +106,7 @@ func TestValidationRules(t *testing.T) {
 		{"timeout range", `{"actions":[{"id":"a","kind":"builtin:exit","timeout_ms":5}],"edges":[{"from":"$source","to":"a"}]}`, "/workflow/actions/0/timeout_ms", "100-600000"},
 		{"delay duration", `{"actions":[{"id":"d","kind":"builtin:delay","inputs":{"duration":"forever"}}],"edges":[{"from":"$source","to":"d"}]}`, "/workflow/actions/0/inputs/duration", "duration"},
 		{"unknown trigger", `{"trigger":{"kind":"workflows/nope"},"actions":[],"edges":[]}`, "/workflow/trigger/kind", "one of"},
-		{"trigger input unknown", `{"trigger":{"kind":"workflows/webhook","inputs":{"x":1}},"actions":[],"edges":[]}`, "/workflow/trigger/inputs/x", "takes none"},
+		{"trigger input unknown", `{"trigger":{"kind":"workflows/webhook","inputs":{"x":1}},"actions":[],"edges":[]}`, "/workflow/trigger/inputs/x", "not an input"},
 		{"topic missing", `{"trigger":{"kind":"workflows/engagement","inputs":{}},"actions":[],"edges":[]}`, "/workflow/trigger/inputs/topic_id", "required"},
 		{"topic of another account", `{"trigger":{"kind":"workflows/engagement","inputs":{"topic_id":"t2"}},"actions":[],"edges":[]}`, "/workflow/trigger/inputs/topic_id", "no topic"},
 		{"cron bad", `{"trigger":{"kind":"workflows/scheduled-trigger","inputs":{"cron":"0 0 9 * * *"}},"actions":[],"edges":[]}`, "/workflow/trigger/inputs/cron", "5-field"},

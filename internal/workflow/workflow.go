@@ -113,6 +113,8 @@ type Workflow struct {
 	Enabled     bool
 	Status      Status
 	SearchID    string // the linked saved search; "" for none
+	// WebhookToken is the secret part of a webhook trigger's URL.
+	WebhookToken string
 	// WebhookSecret is the sealed signing secret of a webhook trigger
 	// (nil until the live definition first has one).
 	WebhookSecret []byte

@@ -14,7 +14,9 @@ CREATE TABLE workflows (
     -- The trigger, kept beside the definition for the engine's lookups.
     trigger_kind   TEXT NOT NULL,
     topic_id       UUID,
-    -- Standard Webhooks signing secret of a webhook trigger, sealed.
+    -- A webhook trigger's URL token (32 random bytes) and its Standard
+    -- Webhooks signing secret, sealed.
+    webhook_token  TEXT UNIQUE,
     webhook_secret BYTEA,
     created_at     BIGINT NOT NULL,
     updated_at     BIGINT NOT NULL,

@@ -14,7 +14,9 @@ CREATE TABLE workflows (
     -- The trigger, kept beside the definition for the engine's lookups.
     trigger_kind   TEXT NOT NULL,
     topic_id       TEXT,
-    -- Standard Webhooks signing secret of a webhook trigger, sealed.
+    -- A webhook trigger's URL token (32 random bytes) and its Standard
+    -- Webhooks signing secret, sealed.
+    webhook_token  TEXT UNIQUE,
     webhook_secret BLOB,
     created_at     INTEGER NOT NULL,
     updated_at     INTEGER NOT NULL,

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/store"
+)
+
+// sign makes Standard Webhooks headers for body with a whsec_ secret.
+func sign(t *testing.T, secret, id string, at time.Time, body []byte) http.Header {
+	t.Helper()
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := strconv.FormatInt(at.Unix(), 10)
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id + "." + ts + "."))
+	mac.Write(body)
+	h := http.Header{}
+	h.Set("webhook-id", id)
+	h.Set("webhook-timestamp", ts)
+	h.Set("webhook-signature", "v1,bm9wZQ== v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	return h
+}
+
+func postHook(t *testing.T, url string, h http.Header, body []byte) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func TestWebhookTrigger(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ts := startServer(t, serverEnv(t, engine, nil))
+		c := ts.Client
+		def := `{"trigger":{"kind":"workflows/webhook","inputs":{"verify_signature":true}},
+			"actions":[{"id":"big","kind":"builtin:if","inputs":{"condition":"{{ trigger.amount > 100 }}"}},
+			           {"id":"yes","kind":"builtin:set","inputs":{"values":{"tier":"enterprise","email":"{{ trigger.email }}"}}},
+			           {"id":"no","kind":"builtin:set","inputs":{"values":{"tier":"self-serve"}}}],
+			"edges":[{"from":"$source","to":"big"},{"from":"big","to":"yes","conditional":{"type":"if"}},{"from":"big","to":"no","conditional":{"type":"else"}}]}`
+		w := createWorkflow(t, c, map[string]any{"name": "hook", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
+		if w.WebhookURL == nil || w.WebhookSecret == nil {
+			t.Fatalf("no webhook url or secret: %+v", w)
+		}
+		url, secret := *w.WebhookURL, *w.WebhookSecret
+		body := []byte(`{"amount": 250, "email": "cfo@example.com"}`)
+
+		if st, out := postHook(t, url, http.Header{}, body); st != 401 {
+			t.Fatalf("unsigned: %d %v", st, out)
+		}
+		bad := sign(t, secret, "msg_1", time.Now(), []byte(`{"amount": 1}`))
+		if st, _ := postHook(t, url, bad, body); st != 401 {
+			t.Fatalf("signature of another body: %d", st)
+		}
+		if st, _ := postHook(t, url, sign(t, secret, "msg_old", time.Now().Add(-10*time.Minute), body), body); st != 401 {
+			t.Fatalf("old timestamp: %d", st)
+		}
+
+		h := sign(t, secret, "msg_1", time.Now(), body)
+		st, out := postHook(t, url+"?wait=true", h, body)
+		data, _ := out["data"].(map[string]any)
+		output, _ := data["output"].(map[string]any)
+		if st != 200 || data["status"] != "completed" || output["tier"] != "enterprise" || output["email"] != "cfo@example.com" {
+			t.Fatalf("waited hook: %d %v", st, out)
+		}
+		first := data["execution_id"].(string)
+		st, out = postHook(t, url, h, body)
+		if again := out["data"].(map[string]any)["execution_id"]; st != 202 || again != first {
+			t.Fatalf("repeated webhook-id: %d %v (first %s)", st, again, first)
+		}
+		x := execution(t, c, w.ID, first)
+		if x.keys() != "big:completed yes:completed no:skipped" || x.EventName != "workflows/webhook" || x.IsTest {
+			t.Fatalf("execution %s %+v", x.keys(), x)
+		}
+		st, out = postHook(t, url, sign(t, secret, "msg_2", time.Now(), body), body)
+		second, _ := out["data"].(map[string]any)["execution_id"].(string)
+		if st != 202 || second == "" || second == first {
+			t.Fatalf("second event: %d %v", st, out)
+		}
+		waitExecution(t, ts, c, w.ID, second, ended)
+
+		if st, _ := postHook(t, strings.TrimSuffix(url, url[len(url)-4:])+"AAAA", h, body); st != 404 {
+			t.Fatalf("unknown token: %d", st)
+		}
+		mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"enabled": false}, 200)
+		if st, _ := postHook(t, url, sign(t, secret, "msg_3", time.Now(), body), body); st != 409 {
+			t.Fatalf("disabled workflow: %d", st)
+		}
+		var page struct {
+			Pagination struct {
+				TotalCount int64 `json:"total_count"`
+			} `json:"pagination"`
+		}
+		if err := json.Unmarshal(mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions", nil, 200).Body, &page); err != nil || page.Pagination.TotalCount != 2 {
+			t.Fatalf("executions recorded: %d", page.Pagination.TotalCount)
+		}
+	})
+}

@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/secret"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/workflow"
+)
+
+// webhookTolerance is how far a signed request's timestamp may be from now.
+const webhookTolerance = 5 * time.Minute
+
+// maxWait bounds ?wait=true.
+const maxWait = 30 * time.Second
+
+type hookInput struct {
+	Token     string `path:"token" doc:"The token of the workflow's webhook_url."`
+	Wait      bool   `query:"wait" doc:"Answer when the execution ends (up to 30 s) with its last step's output."`
+	ID        string `header:"webhook-id" doc:"Standard Webhooks message id; a repeated id fires once."`
+	Timestamp string `header:"webhook-timestamp" doc:"Unix seconds; within 5 minutes of now when signatures are verified."`
+	Signature string `header:"webhook-signature" doc:"v1,<base64 HMAC-SHA256 of id.timestamp.body> (space-separated list)."`
+	RawBody   []byte `contentType:"application/json"`
+}
+
+type hookOut struct {
+	ExecutionID string  `json:"execution_id"`
+	Status      string  `json:"status,omitempty" doc:"With wait: how the execution ended (running if it did not within 30 s)."`
+	Output      any     `json:"output,omitempty" doc:"With wait: the output of the last step that ran."`
+	Error       *string `json:"error,omitempty"`
+}
+
+type hookReply struct {
+	Status int
+	Body   Envelope[hookOut]
+}
+
+// handleHook starts an execution of a webhook-triggered workflow.
+func (s *Server) handleHook(ctx context.Context, in *hookInput) (*hookReply, error) {
+	w, err := s.store.WorkflowByWebhookToken(ctx, in.Token)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("The webhook")
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	if w.Status != workflow.StatusPublished || !w.Enabled || w.Definition.TriggerKind() != workflow.TriggerWebhook {
+		return nil, NewAPIError(http.StatusConflict, CodeConflict, "The workflow of this webhook is not published and enabled; nothing was recorded.")
+	}
+	if verify, _ := w.Definition.Trigger.Inputs["verify_signature"].(bool); verify {
+		if err := s.verifyWebhook(w, in); err != nil {
+			return nil, err
+		}
+	}
+	var body any = map[string]any{}
+	if len(in.RawBody) > 0 {
+		if err := json.Unmarshal(in.RawBody, &body); err != nil {
+			return nil, NewAPIError(http.StatusBadRequest, CodeBadRequest, "The request body is not valid JSON.")
+		}
+	}
+	payload, ok := body.(map[string]any)
+	if !ok {
+		payload = map[string]any{"body": body}
+	}
+	x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
+		EventName: workflow.TriggerWebhook, Trigger: payload}
+	if in.ID != "" {
+		x.EventKey = "webhook:" + in.ID
+	}
+	created, err := s.store.CreateExecution(ctx, &x, nil, s.cfg.SearchRunLease, in.Wait)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := &hookReply{Status: http.StatusAccepted, Body: Envelope[hookOut]{Message: "Execution started", Success: true, Data: hookOut{ExecutionID: x.ID}}}
+	if !created {
+		out.Body.Message = "Already received: the webhook-id fired this execution before"
+		return out, nil
+	}
+	if !in.Wait {
+		return out, nil
+	}
+	// The caller waits: run the execution here rather than through a job.
+	// It is stored and claimed already, so a crash leaves it to the tick.
+	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxWait)
+	defer cancel()
+	if err := s.engine.Run(runCtx, x.ID, x.Claim); err != nil {
+		s.log.Warn("webhook execution", "execution_id", x.ID, "error", err)
+	}
+	done, steps, err := s.store.Execution(ctx, x.ID)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out.Status, out.Body.Message = http.StatusOK, "Execution "+string(done.Status)
+	out.Body.Data.Status = string(done.Status)
+	if done.Error != "" {
+		out.Body.Data.Error = &done.Error
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i].Status == workflow.StepCompleted {
+			out.Body.Data.Output = steps[i].Output
+			break
+		}
+	}
+	return out, nil
+}
+
+// verifyWebhook checks a Standard Webhooks signature.
+func (s *Server) verifyWebhook(w workflow.Workflow, in *hookInput) error {
+	unauthorized := func(msg string) error {
+		return NewAPIError(http.StatusUnauthorized, CodeAuthRequired, msg).
+			WithSuggestion("Sign the request as Standard Webhooks does, with the workflow's signing secret.")
+	}
+	if in.ID == "" || in.Timestamp == "" || in.Signature == "" {
+		return unauthorized("The webhook needs webhook-id, webhook-timestamp and webhook-signature headers.")
+	}
+	sec, err := strconv.ParseInt(in.Timestamp, 10, 64)
+	if err != nil {
+		return unauthorized("webhook-timestamp must be Unix seconds.")
+	}
+	if d := s.now().Sub(time.Unix(sec, 0)); d > webhookTolerance || d < -webhookTolerance {
+		return unauthorized("webhook-timestamp is more than 5 minutes from now.")
+	}
+	plain, err := s.secrets.Open(w.WebhookSecret, secret.WebhookContext(w.ID))
+	if err != nil {
+		return internalError()
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(string(plain), "whsec_"))
+	if err != nil {
+		return internalError()
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(in.ID + "." + in.Timestamp + "."))
+	mac.Write(in.RawBody)
+	want := mac.Sum(nil)
+	for _, sig := range strings.Fields(in.Signature) {
+		v, b64, ok := strings.Cut(sig, ",")
+		if !ok || v != "v1" {
+			continue
+		}
+		got, err := base64.StdEncoding.DecodeString(b64)
+		if err == nil && hmac.Equal(got, want) {
+			return nil
+		}
+	}
+	return unauthorized("No webhook-signature matches the body.")
+}
