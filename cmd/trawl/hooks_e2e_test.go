@@ -117,3 +117,57 @@ func TestWebhookTrigger(t *testing.T) {
 		}
 	})
 }
+
+// TestNewPostTrigger: a published, enabled workflow linked to a saved
+// search fires once per new result; a disabled one and one linked to
+// another search do not.
+func TestNewPostTrigger(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1s"}))
+		c := ts.Client
+		s := createSearch(t, c, map[string]any{"name": "crm", "keywords": []string{"crm"}, "max_results": 10})
+		other := createSearch(t, c, map[string]any{"name": "other", "keywords": []string{"revops"}, "max_results": 10})
+		def := `{"trigger":{"kind":"workflows/new-post"},"actions":[{"id":"note","kind":"builtin:set","inputs":{"values":{"url":"{{ trigger.post_url }}","src":"{{ trigger.source }}"}}}],
+			"edges":[{"from":"$source","to":"note"}]}`
+		live := createWorkflow(t, c, map[string]any{"name": "live", "workflow": json.RawMessage(def), "search_id": s.ID, "status": "PUBLISHED", "enabled": true})
+		off := createWorkflow(t, c, map[string]any{"name": "off", "workflow": json.RawMessage(def), "search_id": s.ID, "status": "PUBLISHED"})
+		elsewhere := createWorkflow(t, c, map[string]any{"name": "elsewhere", "workflow": json.RawMessage(def), "search_id": other.ID, "status": "PUBLISHED", "enabled": true})
+
+		var results int64
+		waitUntil(t, ts, "the search's first results", func() bool {
+			var got savedSearch
+			_ = mustDo(t, c, http.MethodGet, "/v1/searches/"+s.ID, nil, 200).Data(&got)
+			results = got.TotalResults
+			return results > 0
+		})
+		count := func(id string, search string) int64 {
+			var page struct {
+				Data []struct {
+					ID      string         `json:"id"`
+					Trigger map[string]any `json:"trigger"`
+				} `json:"data"`
+				Pagination struct {
+					TotalCount int64 `json:"total_count"`
+				} `json:"pagination"`
+			}
+			if err := json.Unmarshal(mustDo(t, c, http.MethodGet, "/v1/workflows/"+id+"/executions?page_size=100", nil, 200).Body, &page); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range page.Data {
+				if x.Trigger["post_url"] == "" || x.Trigger["result"] == nil || x.Trigger["search_id"] != search {
+					t.Fatalf("payload %v, want a result of search %s", x.Trigger, search)
+				}
+			}
+			return page.Pagination.TotalCount
+		}
+		waitUntil(t, ts, "one execution per result", func() bool { return count(live.ID, s.ID) == results })
+		time.Sleep(2 * time.Second) // two more ticks: nothing fires twice
+		if n := count(live.ID, s.ID); n != results {
+			t.Fatalf("%d executions for %d results", n, results)
+		}
+		if n := count(off.ID, s.ID); n != 0 {
+			t.Fatalf("a disabled workflow fired %d times", n)
+		}
+		count(elsewhere.ID, other.ID) // fires only on its own search's results
+	})
+}

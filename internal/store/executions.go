@@ -55,19 +55,32 @@ func scanExecution(row interface{ Scan(...any) error }) (workflow.Execution, err
 // already fired for the workflow (same EventKey) creates nothing and
 // answers false with x.ID set to the execution it fired.
 func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
-	def, err := json.Marshal(x.Definition)
+	var created bool
+	err := s.inJobTx(ctx, func(tx JobTx) error {
+		var err error
+		created, err = s.insertExecutionTx(ctx, tx, x, steps, lease, inline)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("store: create execution: %w", err)
 	}
+	return created, nil
+}
+
+func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
+	def, err := json.Marshal(x.Definition)
+	if err != nil {
+		return false, err
+	}
 	trig, err := json.Marshal(x.Trigger)
 	if err != nil {
-		return false, fmt.Errorf("store: create execution: %w", err)
+		return false, err
 	}
 	var test any
 	if x.Test != nil {
 		raw, err := json.Marshal(x.Test)
 		if err != nil {
-			return false, fmt.Errorf("store: create execution: %w", err)
+			return false, err
 		}
 		test = string(raw)
 	}
@@ -78,37 +91,130 @@ func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, step
 		resume = now.Add(lease)
 	}
 	x.ResumeAt = &resume
-	created := false
-	err = s.inJobTx(ctx, func(tx JobTx) error {
-		res, err := tx.SQL.ExecContext(ctx,
-			`INSERT INTO workflow_executions (id, workflow_id, account_id, version, definition, event_name, event_key, trigger,
-			        test_config, status, rerun_of, claim, created_at, started_at, resume_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $12, $13)
-			 ON CONFLICT DO NOTHING`,
-			x.ID, x.WorkflowID, x.AccountID, x.Version, string(def), x.EventName, nullString(x.EventKey), string(trig),
-			test, nullString(x.RerunOf), x.Claim, ms(now), ms(resume))
+	res, err := tx.SQL.ExecContext(ctx,
+		`INSERT INTO workflow_executions (id, workflow_id, account_id, version, definition, event_name, event_key, trigger,
+		        test_config, status, rerun_of, claim, created_at, started_at, resume_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $12, $13)
+		 ON CONFLICT DO NOTHING`,
+		x.ID, x.WorkflowID, x.AccountID, x.Version, string(def), x.EventName, nullString(x.EventKey), string(trig),
+		test, nullString(x.RerunOf), x.Claim, ms(now), ms(resume))
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, tx.SQL.QueryRowContext(ctx, `SELECT id FROM workflow_executions WHERE workflow_id = $1 AND event_key = $2`,
+			x.WorkflowID, x.EventKey).Scan(&x.ID)
+	}
+	for _, st := range steps {
+		if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
+			return false, err
+		}
+	}
+	if inline {
+		return true, nil
+	}
+	return true, s.enqueueTx(ctx, tx, workflow.ExecuteArgs{ExecutionID: x.ID, Claim: x.Claim})
+}
+
+// DispatchNewPosts fires the account's published, enabled new-post
+// workflows on unprocessed new-post events, oldest first, at most limit
+// events: each event becomes one execution per matching workflow (its
+// linked search, or any search of the account when it links none), and is
+// marked processed in the same transaction. It returns how many events it
+// took.
+func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit int) (int, error) {
+	var n int
+	err := s.inJobTx(ctx, func(tx JobTx) error {
+		lock := ""
+		if s.dialect == Postgres {
+			lock = " FOR UPDATE OF e SKIP LOCKED"
+		}
+		rows, err := tx.SQL.QueryContext(ctx,
+			`SELECT e.id, e.account_id, COALESCE(CAST(e.search_id AS TEXT), ''), r.item
+			   FROM events e LEFT JOIN search_results r ON r.search_id = e.search_id AND r.post_id = e.subject_id
+			  WHERE e.processed_at IS NULL AND e.kind = $1 ORDER BY e.created_at, e.id LIMIT $2`+lock, EventNewPost, limit)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return tx.SQL.QueryRowContext(ctx, `SELECT id FROM workflow_executions WHERE workflow_id = $1 AND event_key = $2`,
-				x.WorkflowID, x.EventKey).Scan(&x.ID)
+		type event struct {
+			id, account, search string
+			item                []byte
 		}
-		created = true
-		for _, st := range steps {
-			if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
+		var events []event
+		accounts := map[string]bool{}
+		for rows.Next() {
+			var e event
+			if err := rows.Scan(&e.id, &e.account, &e.search, &e.item); err != nil {
+				rows.Close()
 				return err
 			}
+			events, accounts[e.account] = append(events, e), true
 		}
-		if inline {
-			return nil
+		rows.Close()
+		if err := rows.Err(); err != nil || len(events) == 0 {
+			return err
 		}
-		return s.enqueueTx(ctx, tx, workflow.ExecuteArgs{ExecutionID: x.ID, Claim: x.Claim})
+		n = len(events)
+		flows := map[string][]workflow.Workflow{}
+		for acct := range accounts {
+			ws, err := s.firingWorkflows(ctx, tx.SQL, acct, workflow.TriggerNewPost)
+			if err != nil {
+				return err
+			}
+			flows[acct] = ws
+		}
+		ids := make([]any, 0, len(events))
+		for _, e := range events {
+			ids = append(ids, e.id)
+			if e.item == nil {
+				continue // the result is gone with its search
+			}
+			var payload map[string]any
+			raw, err := newPostEventPayload(e.search, e.item)
+			if err == nil {
+				err = json.Unmarshal(raw, &payload)
+			}
+			if err != nil {
+				return fmt.Errorf("event %s: %w", e.id, err)
+			}
+			for _, w := range flows[e.account] {
+				if w.SearchID != "" && w.SearchID != e.search {
+					continue
+				}
+				x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
+					EventName: workflow.TriggerNewPost, EventKey: "event:" + e.id, Trigger: payload}
+				if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = tx.SQL.ExecContext(ctx, `UPDATE events SET processed_at = $1 WHERE id IN (`+inList(1, len(ids))+`)`,
+			append([]any{ms(s.now())}, ids...)...)
+		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("store: create execution: %w", err)
+		return 0, fmt.Errorf("store: dispatch new posts: %w", err)
 	}
-	return created, nil
+	return n, nil
+}
+
+// firingWorkflows are the account's workflows that fire on a trigger kind.
+func (s *Store) firingWorkflows(ctx context.Context, q queryer, accountID, kind string) ([]workflow.Workflow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+workflowColumns+` FROM workflows
+		WHERE account_id = $1 AND trigger_kind = $2 AND status = 'PUBLISHED' AND enabled AND deleted_at IS NULL`, accountID, kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []workflow.Workflow
+	for rows.Next() {
+		w, err := scanWorkflow(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
 }
 
 // Execution returns an execution and its step records in the order they ran.

@@ -28,11 +28,13 @@ func (w *Worker) Timeout(*river.Job[workflow.ExecuteArgs]) time.Duration { retur
 type SchedulerRepo interface {
 	ClaimDueExecutions(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]workflow.ExecuteArgs, error)
 	PruneExecutions(ctx context.Context, cutoff time.Time) (int64, error)
+	DispatchNewPosts(ctx context.Context, lease time.Duration, limit int) (int, error)
 }
 
-// Scheduler is the tick's safety net: it resumes executions whose worker
-// was lost or whose delay ended without their job, and prunes executions
-// past their retention.
+// Scheduler runs on the tick: it fires new-post workflows on the saved
+// searches' outbox, resumes executions whose worker was lost or whose
+// delay ended without their job, and prunes executions past their
+// retention.
 type Scheduler struct {
 	Repo      SchedulerRepo
 	Lease     time.Duration
@@ -43,8 +45,21 @@ type Scheduler struct {
 // Name names the scanner in logs.
 func (s *Scheduler) Name() string { return "workflow executions" }
 
-// ScanDue claims due executions and enqueues their jobs.
+// dispatchBatch is how many outbox events one transaction fires.
+const dispatchBatch = 500
+
+// ScanDue fires workflows on new outbox events, claims due executions and
+// enqueues their jobs.
 func (s *Scheduler) ScanDue(ctx context.Context, now time.Time) error {
+	for {
+		n, err := s.Repo.DispatchNewPosts(ctx, s.Lease, dispatchBatch)
+		if err != nil {
+			return err
+		}
+		if n < dispatchBatch {
+			break
+		}
+	}
 	for {
 		due, err := s.Repo.ClaimDueExecutions(ctx, now, s.Lease, 100)
 		if err != nil {
