@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/clock"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -169,5 +170,49 @@ func TestNewPostTrigger(t *testing.T) {
 			t.Fatalf("a disabled workflow fired %d times", n)
 		}
 		count(elsewhere.ID, other.ID) // fires only on its own search's results
+	})
+}
+
+// TestScheduledTrigger: a cron workflow fires once per occurrence, in its
+// time zone, and after downtime only for the latest missed occurrence.
+func TestScheduledTrigger(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		// 07:58 UTC is 08:58 in Berlin (CET).
+		clk := clock.NewFake(time.Date(2026, 11, 2, 7, 58, 0, 0, time.UTC))
+		ts := topicServer(t, engine, clk)
+		c := ts.Client
+		def := `{"trigger":{"kind":"workflows/scheduled-trigger","inputs":{"cron":"0 9 * * *","timezone":"Europe/Berlin"}},
+			"actions":[{"id":"tick","kind":"builtin:set","inputs":{"values":{"at":"{{ trigger.scheduled_at }}"}}}],"edges":[{"from":"$source","to":"tick"}]}`
+		w := createWorkflow(t, c, map[string]any{"name": "daily", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
+		fired := func() []string {
+			var page struct {
+				Data []struct {
+					Trigger map[string]any `json:"trigger"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions?page_size=100", nil, 200).Body, &page); err != nil {
+				t.Fatal(err)
+			}
+			var at []string
+			for _, x := range page.Data {
+				at = append(at, x.Trigger["scheduled_at"].(string))
+			}
+			return at
+		}
+		time.Sleep(1500 * time.Millisecond) // ticks before 09:00 fire nothing
+		if got := fired(); len(got) != 0 {
+			t.Fatalf("fired early: %v", got)
+		}
+		clk.Advance(3 * time.Minute)
+		waitUntil(t, ts, "the 09:00 occurrence", func() bool { return len(fired()) == 1 })
+		if got := fired(); got[0] != "2026-11-02T08:00:00Z" {
+			t.Fatalf("occurrence %v, want 09:00 Berlin", got)
+		}
+		clk.Advance(3 * 24 * time.Hour) // three days down: only the latest runs
+		waitUntil(t, ts, "the latest missed occurrence", func() bool { return len(fired()) == 2 })
+		time.Sleep(1500 * time.Millisecond)
+		if got := fired(); len(got) != 2 || got[0] != "2026-11-05T08:00:00Z" {
+			t.Fatalf("after downtime: %v", got)
+		}
 	})
 }

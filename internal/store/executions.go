@@ -198,6 +198,84 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 	return n, nil
 }
 
+// DispatchSchedules fires scheduled workflows whose time has come, at most
+// limit: one execution per occurrence (keyed by it, so no two processes
+// fire it twice), and after downtime only the latest missed occurrence.
+// It returns how many workflows fired.
+func (s *Store) DispatchSchedules(ctx context.Context, now time.Time, lease time.Duration, limit int) (int, error) {
+	var n int
+	err := s.inJobTx(ctx, func(tx JobTx) error {
+		lock := ""
+		if s.dialect == Postgres {
+			lock = " FOR UPDATE SKIP LOCKED"
+		}
+		rows, err := tx.SQL.QueryContext(ctx, `SELECT `+workflowColumns+`, next_fire_at FROM workflows
+			WHERE next_fire_at <= $1 AND deleted_at IS NULL ORDER BY next_fire_at LIMIT $2`+lock, ms(now), limit)
+		if err != nil {
+			return err
+		}
+		type due struct {
+			w  workflow.Workflow
+			at time.Time
+		}
+		var dues []due
+		for rows.Next() {
+			var (
+				d    due
+				fire int64
+			)
+			w, err := scanWorkflow(scanPlus{rows, &fire})
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			d.w, d.at = w, fromMS(fire)
+			dues = append(dues, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, d := range dues {
+			occurrence := d.at
+			next := d.w.NextFire(occurrence)
+			for next != nil && !next.After(now) {
+				occurrence, next = *next, d.w.NextFire(*next)
+			}
+			if next == nil {
+				// No longer a scheduled workflow: stop looking at it.
+				if _, err := tx.SQL.ExecContext(ctx, `UPDATE workflows SET next_fire_at = NULL WHERE id = $1`, d.w.ID); err != nil {
+					return err
+				}
+				continue
+			}
+			x := workflow.Execution{WorkflowID: d.w.ID, AccountID: d.w.AccountID, Version: d.w.Version, Definition: d.w.Definition,
+				EventName: workflow.TriggerScheduled, EventKey: "schedule:" + occurrence.UTC().Format(time.RFC3339),
+				Trigger: map[string]any{"scheduled_at": occurrence.UTC().Format(time.RFC3339), "fired_at": now.UTC().Format(time.RFC3339)}}
+			if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
+				return err
+			}
+			if _, err := tx.SQL.ExecContext(ctx, `UPDATE workflows SET next_fire_at = $2 WHERE id = $1`, d.w.ID, ms(*next)); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: dispatch schedules: %w", err)
+	}
+	return n, nil
+}
+
+// scanPlus scans a row that has extra columns after another scanner's.
+type scanPlus struct {
+	rows  *sql.Rows
+	extra *int64
+}
+
+func (p scanPlus) Scan(dest ...any) error { return p.rows.Scan(append(dest, p.extra)...) }
+
 // firingWorkflows are the account's workflows that fire on a trigger kind.
 func (s *Store) firingWorkflows(ctx context.Context, q queryer, accountID, kind string) ([]workflow.Workflow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+workflowColumns+` FROM workflows

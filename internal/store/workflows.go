@@ -67,10 +67,10 @@ func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow) error 
 	kind, topicID := triggerColumns(w.Definition)
 	_, err = s.db.ExecContext(ctx,
 		`INSERT INTO workflows (id, account_id, name, description, definition, version, status, enabled, search_id,
-		                        trigger_kind, topic_id, webhook_token, webhook_secret, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+		                        trigger_kind, topic_id, webhook_token, webhook_secret, next_fire_at, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
 		w.ID, w.AccountID, w.Name, w.Description, string(def), string(w.Status), w.Enabled, nullString(w.SearchID),
-		kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, ms(now))
+		kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, optMS(w.NextFire(now)), ms(now))
 	if err != nil {
 		return fmt.Errorf("store: create workflow: %w", err)
 	}
@@ -172,10 +172,11 @@ func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
 		kind, topicID := triggerColumns(w.Definition)
 		if _, err := tx.ExecContext(ctx,
 			`UPDATE workflows SET name = $2, description = $3, definition = $4, version = $5, status = $6, enabled = $7,
-			        trigger_kind = $8, topic_id = $9, webhook_token = $10, webhook_secret = $11, updated_at = $12
+			        trigger_kind = $8, topic_id = $9, webhook_token = $10, webhook_secret = $11, updated_at = $12,
+			        next_fire_at = $13
 			  WHERE id = $1`,
 			id, w.Name, w.Description, string(def), w.Version, string(w.Status), w.Enabled, kind, topicID,
-			nullString(w.WebhookToken), w.WebhookSecret, ms(w.UpdatedAt)); err != nil {
+			nullString(w.WebhookToken), w.WebhookSecret, ms(w.UpdatedAt), optMS(w.NextFire(w.UpdatedAt))); err != nil {
 			return err
 		}
 		if e.DeleteDraft {
@@ -196,7 +197,7 @@ func (s *Store) DeleteWorkflow(ctx context.Context, accountID, id string) error 
 		return fmt.Errorf("store: delete workflow %q: %w", id, ErrNotFound)
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE workflows SET deleted_at = $3, updated_at = $3
+		res, err := tx.ExecContext(ctx, `UPDATE workflows SET deleted_at = $3, updated_at = $3, next_fire_at = NULL
 			WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID, ms(s.now()))
 		if err != nil {
 			return err

@@ -148,3 +148,23 @@ func SameDefinition(a, b Definition) bool {
 	jb, errB := json.Marshal(b)
 	return errA == nil && errB == nil && string(ja) == string(jb)
 }
+
+// NextFire is when a scheduled workflow fires next after t; nil unless
+// the workflow is published, enabled and has a valid scheduled trigger.
+func (w Workflow) NextFire(t time.Time) *time.Time {
+	if w.Status != StatusPublished || !w.Enabled || w.Definition.TriggerKind() != TriggerScheduled {
+		return nil
+	}
+	in := w.Definition.Trigger.Inputs
+	spec, _ := in["cron"].(string)
+	zone, _ := in["timezone"].(string)
+	if zone == "" {
+		zone = "UTC"
+	}
+	sched, loc, err := ParseSchedule(spec, zone)
+	if err != nil {
+		return nil
+	}
+	next := sched.Next(t.In(loc)).UTC()
+	return &next
+}

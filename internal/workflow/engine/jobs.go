@@ -29,10 +29,11 @@ type SchedulerRepo interface {
 	ClaimDueExecutions(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]workflow.ExecuteArgs, error)
 	PruneExecutions(ctx context.Context, cutoff time.Time) (int64, error)
 	DispatchNewPosts(ctx context.Context, lease time.Duration, limit int) (int, error)
+	DispatchSchedules(ctx context.Context, now time.Time, lease time.Duration, limit int) (int, error)
 }
 
 // Scheduler runs on the tick: it fires new-post workflows on the saved
-// searches' outbox, resumes executions whose worker was lost or whose
+// searches' outbox and scheduled workflows on their cron, resumes executions whose worker was lost or whose
 // delay ended without their job, and prunes executions past their
 // retention.
 type Scheduler struct {
@@ -53,6 +54,15 @@ const dispatchBatch = 500
 func (s *Scheduler) ScanDue(ctx context.Context, now time.Time) error {
 	for {
 		n, err := s.Repo.DispatchNewPosts(ctx, s.Lease, dispatchBatch)
+		if err != nil {
+			return err
+		}
+		if n < dispatchBatch {
+			break
+		}
+	}
+	for {
+		n, err := s.Repo.DispatchSchedules(ctx, now, s.Lease, dispatchBatch)
 		if err != nil {
 			return err
 		}

@@ -45,6 +45,13 @@ CREATE TABLE workflow_steps (
     PRIMARY KEY (execution_id, step_key)
 );
 
+-- When a scheduled trigger fires next (NULL unless the workflow is a
+-- published, enabled scheduled workflow).
+ALTER TABLE workflows ADD COLUMN next_fire_at BIGINT;
+CREATE INDEX workflows_next_fire ON workflows (next_fire_at) WHERE next_fire_at IS NOT NULL;
+
 -- +goose Down
+DROP INDEX workflows_next_fire;
+ALTER TABLE workflows DROP COLUMN next_fire_at;
 DROP TABLE workflow_steps;
 DROP TABLE workflow_executions;
