@@ -1,0 +1,166 @@
+// Command webhook measures webhook-triggered executions end to end: a
+// workflow webhook → builtin:if → builtin:set, called with ?wait=true so
+// that each answer comes after the execution and its steps are stored. It
+// starts `trawl serve` in-process on a fresh SQLite database (or
+// -database-url), drives it from -c concurrent clients for -d, and prints
+// executions per second and latency percentiles.
+//
+//	go run ./bench/webhook -c 16 -d 20s
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/app"
+	"github.com/trawlhq/trawl/internal/config"
+)
+
+func main() {
+	var (
+		conc     = flag.Int("c", 16, "concurrent clients")
+		dur      = flag.Duration("d", 20*time.Second, "how long to send requests")
+		database = flag.String("database-url", "", "database (default: SQLite in a temporary folder)")
+	)
+	flag.Parse()
+	if err := run(*conc, *dur, *database); err != nil {
+		fmt.Fprintln(os.Stderr, "webhook:", err)
+		os.Exit(1)
+	}
+}
+
+func run(conc int, dur time.Duration, database string) error {
+	dir, err := os.MkdirTemp("", "trawl-bench-webhook")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := &config.Config{Addr: addr, DataDir: dir, DatabaseURL: database, Role: "all", LogFormat: "json", LogLevel: "error",
+		SandboxSeed: 1, QueryMaxLength: 512, MicroblogHosts: []string{"x.com"}, PronetHosts: []string{"linkedin.com"},
+		RateLimitStarter: 1 << 30, RateLimitEnterprise: 1 << 30, RateLimitCustom: 1 << 30, CreditsCustom: 100000,
+		MappingMaxCandidates: 100000, TickInterval: time.Minute, SearchRunLease: 10 * time.Minute,
+		ShutdownTimeout: 10 * time.Second, ExecutionRetention: 720 * time.Hour}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		served <- app.Serve(ctx, cfg, app.Options{Now: time.Now, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Stdout: io.Discard})
+	}()
+	base := "http://" + addr
+	var key []byte
+	for i := 0; ; i++ {
+		if key, err = os.ReadFile(filepath.Join(dir, "bootstrap-key")); err == nil {
+			if _, err = http.Get(base + "/healthz"); err == nil {
+				break
+			}
+		}
+		if i > 300 {
+			return fmt.Errorf("server did not start: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	hook, err := createWorkflow(base, strings.TrimSpace(string(key)))
+	if err != nil {
+		return err
+	}
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
+	var (
+		mu        sync.Mutex
+		latencies []time.Duration
+		failures  int
+		wg        sync.WaitGroup
+	)
+	deadline := time.Now().Add(dur)
+	body := []byte(`{"amount": 250, "email": "cfo@example.com"}`)
+	for range conc {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				start := time.Now()
+				resp, err := client.Post(hook+"?wait=true", "application/json", bytes.NewReader(body))
+				ok := err == nil && resp.StatusCode == http.StatusOK
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				mu.Lock()
+				if ok {
+					latencies = append(latencies, time.Since(start))
+				} else {
+					failures++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	cancel()
+	if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	slices.Sort(latencies)
+	pct := func(p float64) time.Duration {
+		if len(latencies) == 0 {
+			return 0
+		}
+		return latencies[min(len(latencies)-1, int(float64(len(latencies))*p))]
+	}
+	engine := "sqlite"
+	if strings.HasPrefix(cfg.DatabaseURL, "postgres") {
+		engine = "postgres"
+	}
+	fmt.Printf("engine %s, %d clients, %s: %d executions (%d failed), %.0f executions/s, p50 %.1f ms, p99 %.1f ms\n",
+		engine, conc, dur, len(latencies), failures, float64(len(latencies))/dur.Seconds(),
+		float64(pct(0.50).Microseconds())/1000, float64(pct(0.99).Microseconds())/1000)
+	return nil
+}
+
+func createWorkflow(base, key string) (string, error) {
+	def := `{"name": "bench", "status": "PUBLISHED", "enabled": true, "workflow": {
+		"trigger": {"kind": "workflows/webhook"},
+		"actions": [{"id": "big", "kind": "builtin:if", "inputs": {"condition": "{{ trigger.amount > 100 }}"}},
+		            {"id": "yes", "kind": "builtin:set", "inputs": {"values": {"tier": "enterprise", "email": "{{ trigger.email }}"}}},
+		            {"id": "no", "kind": "builtin:set", "inputs": {"values": {"tier": "self-serve"}}}],
+		"edges": [{"from": "$source", "to": "big"}, {"from": "big", "to": "yes", "conditional": {"type": "if"}},
+		          {"from": "big", "to": "no", "conditional": {"type": "else"}}]}}`
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/workflows", strings.NewReader(def))
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			WebhookURL string `json:"webhook_url"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Data.WebhookURL == "" {
+		return "", fmt.Errorf("create workflow: %d %v", resp.StatusCode, err)
+	}
+	return out.Data.WebhookURL, nil
+}
