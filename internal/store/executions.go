@@ -462,10 +462,10 @@ func optMS(t *time.Time) any {
 	return ms(*t)
 }
 
-// SaveStep records a step and renews the claim for lease, in one
-// transaction with the step's charge when there is one. ErrClaimLost when
+// SaveSteps records steps and renews the claim for lease, in one
+// transaction with a step's charge when there is one. ErrClaimLost when
 // the execution is no longer the caller's to advance.
-func (s *Store) SaveStep(ctx context.Context, x workflow.Execution, st workflow.Step, charge *Charge, lease time.Duration) error {
+func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *Charge, lease time.Duration) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := renewTx(ctx, tx, x, s.now().Add(lease)); err != nil {
 			return err
@@ -475,10 +475,15 @@ func (s *Store) SaveStep(ctx context.Context, x workflow.Execution, st workflow.
 				return err
 			}
 		}
-		return saveStepTx(ctx, tx, x.ID, st)
+		for _, st := range steps {
+			if err := saveStepTx(ctx, tx, x.ID, st); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: save step %s of %s: %w", st.Key, x.ID, err)
+		return fmt.Errorf("store: save steps of %s: %w", x.ID, err)
 	}
 	return nil
 }
@@ -495,26 +500,40 @@ func renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, until time.T
 	return nil
 }
 
-// FinishExecution ends the caller's execution as completed or failed.
-func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, status workflow.ExecutionStatus, errMsg string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE workflow_executions SET status = $3, error = $4, ended_at = $5, resume_at = NULL
-		WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, string(status), nullString(errMsg), ms(s.now()))
+// FinishExecution records the last steps and ends the caller's execution
+// as completed or failed, in one transaction.
+func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, errMsg string) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET status = $3, error = $4, ended_at = $5, resume_at = NULL
+			WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, string(status), nullString(errMsg), ms(s.now()))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrClaimLost
+		}
+		for _, st := range steps {
+			if err := saveStepTx(ctx, tx, x.ID, st); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("store: finish execution %s: %w", x.ID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("store: finish execution %s: %w", x.ID, ErrClaimLost)
 	}
 	return nil
 }
 
-// ParkExecution records a waiting step and hands the execution over to a
+// ParkExecution records steps (the last one waiting) and hands the execution over to a
 // job scheduled at until (and to the tick, should that job be lost).
-func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, st workflow.Step, until time.Time) error {
+func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, until time.Time) error {
 	claim := NewID()
 	err := s.inJobTx(ctx, func(tx JobTx) error {
-		if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
-			return err
+		for _, st := range steps {
+			if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
+				return err
+			}
 		}
 		res, err := tx.SQL.ExecContext(ctx, `UPDATE workflow_executions SET resume_at = $3, claim = $4
 			WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, ms(until), claim)

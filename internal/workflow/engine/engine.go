@@ -21,9 +21,9 @@ import (
 // Repository is the state the engine keeps.
 type Repository interface {
 	Execution(ctx context.Context, id string) (workflow.Execution, []workflow.Step, error)
-	SaveStep(ctx context.Context, x workflow.Execution, st workflow.Step, charge *store.Charge, lease time.Duration) error
-	ParkExecution(ctx context.Context, x workflow.Execution, st workflow.Step, until time.Time) error
-	FinishExecution(ctx context.Context, x workflow.Execution, status workflow.ExecutionStatus, errMsg string) error
+	SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *store.Charge, lease time.Duration) error
+	ParkExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, until time.Time) error
+	FinishExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, errMsg string) error
 }
 
 // Engine advances executions.
@@ -97,7 +97,7 @@ func (e *Engine) Run(ctx context.Context, id, claim string) error {
 	}
 	prog, err := e.program(x)
 	if err != nil {
-		return e.finish(ctx, x, workflow.ExecutionFailed, "the definition does not compile: "+err.Error())
+		return e.finish(ctx, x, nil, workflow.ExecutionFailed, "the definition does not compile: "+err.Error())
 	}
 	r := newRun(e, x, prog, steps)
 	_, err = r.region(ctx, r.topLevel(), workflow.Source, r.baseScope(), "")
@@ -106,15 +106,15 @@ func (e *Engine) Run(ctx context.Context, id, claim string) error {
 	case errors.Is(err, errParked), errors.Is(err, store.ErrClaimLost):
 		return nil
 	case errors.As(err, &failed):
-		return e.finish(ctx, x, workflow.ExecutionFailed, failed.Error())
+		return e.finish(ctx, x, r.pending, workflow.ExecutionFailed, failed.Error())
 	case err != nil:
 		return err
 	}
-	return e.finish(ctx, x, workflow.ExecutionCompleted, "")
+	return e.finish(ctx, x, r.pending, workflow.ExecutionCompleted, "")
 }
 
-func (e *Engine) finish(ctx context.Context, x workflow.Execution, status workflow.ExecutionStatus, msg string) error {
-	err := e.Repo.FinishExecution(ctx, x, status, msg)
+func (e *Engine) finish(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, msg string) error {
+	err := e.Repo.FinishExecution(ctx, x, steps, status, msg)
 	if errors.Is(err, store.ErrClaimLost) {
 		return nil
 	}

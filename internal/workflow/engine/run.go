@@ -27,6 +27,10 @@ type run struct {
 	body   map[string]map[string]bool
 	back   map[int]bool
 	inBody map[string]bool
+	// pending are records of steps without effects outside the execution
+	// (control flow, set, skips), written with the next write: a crash
+	// before it recomputes them, to the same result.
+	pending []workflow.Step
 	// exited is set once a builtin:exit ran (or replayed): every level
 	// still walking stops.
 	exited bool
@@ -208,12 +212,20 @@ func (r *run) newRecord(a workflow.Action, path string) workflow.Step {
 	return workflow.Step{Key: key, Seq: r.seq, StepID: a.ID, Name: a.Name, Operation: a.Kind, Status: workflow.StepPending}
 }
 
+// save commits a step's record with those pending.
 func (r *run) save(ctx context.Context, st workflow.Step, charge *store.Charge) error {
-	if err := r.e.Repo.SaveStep(ctx, r.x, st, charge, r.e.Lease); err != nil {
+	if err := r.e.Repo.SaveSteps(ctx, r.x, append(r.pending, st), charge, r.e.Lease); err != nil {
 		return err
 	}
+	r.pending = nil
 	r.records[st.Key] = st
 	return nil
+}
+
+// later records a step to be written with the next write.
+func (r *run) later(st workflow.Step) {
+	r.pending = append(r.pending, st)
+	r.records[st.Key] = st
 }
 
 func (r *run) skip(ctx context.Context, a workflow.Action, path string) error {
@@ -222,7 +234,8 @@ func (r *run) skip(ctx context.Context, a workflow.Action, path string) error {
 		return nil
 	}
 	st.Status = workflow.StepSkipped
-	return r.save(ctx, st, nil)
+	r.later(st)
+	return nil
 }
 
 // step runs one action, or replays its record, and says which edges
@@ -277,14 +290,21 @@ func (r *run) fail(ctx context.Context, st workflow.Step, se *workflow.StepError
 	return &stepFailed{stepID: st.StepID, err: se}
 }
 
-func (r *run) complete(ctx context.Context, st workflow.Step, output any) (workflow.Step, error) {
+// complete records a completed step; effect says whether it acted outside
+// the execution (then its record is committed before anything depends on
+// it).
+func (r *run) complete(ctx context.Context, st workflow.Step, output any, effect bool) (workflow.Step, error) {
 	now := r.e.Now()
 	st.Status, st.Output, st.EndedAt, st.Error, st.ResumeAt = workflow.StepCompleted, output, &now, nil, nil
 	if st.StartedAt == nil {
 		st.StartedAt = &now
 	}
 	st.MappedOutput = r.mapped(st.StepID, output)
-	return st, r.save(ctx, st, nil)
+	if effect {
+		return st, r.save(ctx, st, nil)
+	}
+	r.later(st)
+	return st, nil
 }
 
 // mapped flattens the step's output into the execution's columns.
@@ -338,18 +358,18 @@ func (r *run) execute(ctx context.Context, a workflow.Action, st workflow.Step, 
 	}
 	if r.x.Test != nil {
 		if m, ok := r.x.Test.Mocks[a.ID]; ok && m.Enabled {
-			return r.complete(ctx, st, m.Output)
+			return r.complete(ctx, st, m.Output, false)
 		}
 	}
 	switch a.Kind {
 	case action.KindIf:
-		return r.complete(ctx, st, map[string]any{"result": input["condition"]})
+		return r.complete(ctx, st, map[string]any{"result": input["condition"]}, false)
 	case action.KindFilter:
-		return r.complete(ctx, st, map[string]any{"passed": input["condition"]})
+		return r.complete(ctx, st, map[string]any{"passed": input["condition"]}, false)
 	case action.KindSet:
-		return r.complete(ctx, st, input["values"])
+		return r.complete(ctx, st, input["values"], false)
 	case action.KindExit:
-		return r.complete(ctx, st, map[string]any{"reason": input["reason"]})
+		return r.complete(ctx, st, map[string]any{"reason": input["reason"]}, false)
 	case action.KindDelay:
 		return r.delay(ctx, st, input)
 	case action.KindLoop:
@@ -401,12 +421,13 @@ func (r *run) delay(ctx context.Context, st workflow.Step, in map[string]any) (w
 		st.Status, st.StartedAt, st.ResumeAt = workflow.StepRunning, &now, &until
 	}
 	if now.Before(*st.ResumeAt) {
-		if err := r.e.Repo.ParkExecution(ctx, r.x, st, *st.ResumeAt); err != nil {
+		if err := r.e.Repo.ParkExecution(ctx, r.x, append(r.pending, st), *st.ResumeAt); err != nil {
 			return st, err
 		}
+		r.pending = nil
 		return st, errParked
 	}
-	return r.complete(ctx, st, map[string]any{"resumed_at": now.UTC().Format(time.RFC3339Nano)})
+	return r.complete(ctx, st, map[string]any{"resumed_at": now.UTC().Format(time.RFC3339Nano)}, true)
 }
 
 func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc scope, path string, in map[string]any) (workflow.Step, error) {
@@ -420,9 +441,7 @@ func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc 
 	if st.Status != workflow.StepRunning {
 		now := r.e.Now()
 		st.Status, st.StartedAt = workflow.StepRunning, &now
-		if err := r.save(ctx, st, nil); err != nil {
-			return st, err
-		}
+		r.later(st)
 	}
 	body := r.body[a.ID]
 	results := make([]any, 0, len(items))
@@ -441,7 +460,7 @@ func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc 
 			break
 		}
 	}
-	return r.complete(ctx, st, map[string]any{"results": results, "count": float64(len(results))})
+	return r.complete(ctx, st, map[string]any{"results": results, "count": float64(len(results))}, false)
 }
 
 // lastOutput is the output of the body step that ran last in one item.
@@ -509,7 +528,7 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 					return st, r.fail(ctx, st, &workflow.StepError{Code: "OUTPUT_MISMATCH", Message: msg})
 				}
 			}
-			return r.complete(ctx, st, out)
+			return r.complete(ctx, st, out, true)
 		}
 		if ctx.Err() != nil {
 			return st, ctx.Err()
