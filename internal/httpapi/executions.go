@@ -116,12 +116,9 @@ type testRunOut struct {
 
 func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Reply[testRunOut], error) {
 	acct := principalFrom(ctx).Account.ID
-	w, err := s.store.AccountWorkflow(ctx, acct, in.ID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, notFound("Workflow " + in.ID)
-	}
+	w, err := s.accountWorkflow(ctx, in.ID)
 	if err != nil {
-		return nil, s.fail(ctx, err)
+		return nil, err
 	}
 	// A test runs what is being edited: the draft when there is one.
 	def := w.Definition

@@ -172,18 +172,27 @@ func ids(ws []workflow.Workflow) []string {
 	return out
 }
 
+// accountWorkflow is the caller's workflow, or the 404 to answer.
+func (s *Server) accountWorkflow(ctx context.Context, id string) (workflow.Workflow, error) {
+	w, err := s.store.AccountWorkflow(ctx, principalFrom(ctx).Account.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return w, notFound("Workflow " + id)
+	}
+	if err != nil {
+		return w, s.fail(ctx, err)
+	}
+	return w, nil
+}
+
 type workflowIDInput struct {
 	ID string `path:"id" doc:"Workflow id."`
 }
 
 func (s *Server) handleGetWorkflow(ctx context.Context, in *workflowIDInput) (*Reply[workflowOut], error) {
 	acct := principalFrom(ctx).Account.ID
-	w, err := s.store.AccountWorkflow(ctx, acct, in.ID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, notFound("Workflow " + in.ID)
-	}
+	w, err := s.accountWorkflow(ctx, in.ID)
 	if err != nil {
-		return nil, s.fail(ctx, err)
+		return nil, err
 	}
 	drafts, err := s.store.DraftedWorkflows(ctx, acct, []string{w.ID})
 	if err != nil {
@@ -347,12 +356,9 @@ func (s *Server) handlePutDraft(ctx context.Context, in *putDraftInput) (*Reply[
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	live, err := s.store.AccountWorkflow(ctx, acct, in.ID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, notFound("Workflow " + in.ID)
-	}
+	live, err := s.accountWorkflow(ctx, in.ID)
 	if err != nil {
-		return nil, s.fail(ctx, err)
+		return nil, err
 	}
 	d := workflow.Draft{WorkflowID: in.ID, Name: live.Name, Description: live.Description, Definition: in.Body.Workflow}
 	if in.Body.Name != nil {
