@@ -90,3 +90,34 @@ func TestHTTPRequestAction(t *testing.T) {
 		}
 	})
 }
+
+// TestLookupActions runs the connector-backed actions against the
+// sandbox: a microblog account, a pronet post's comments (1 credit), and
+// a post reference that is not one.
+func TestLookupActions(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ts := startServer(t, serverEnv(t, engine, nil))
+		c := ts.Client
+		def := `{"actions":[{"id":"user","kind":"microblog_get_user","inputs":{"username":"@jack"}},
+			{"id":"comments","kind":"pronet_get_post_comments","inputs":{"post_urn":"{{ trigger.post }}"}}],
+			"edges":[{"from":"$source","to":"user"},{"from":"user","to":"comments"}]}`
+		w := createWorkflow(t, c, map[string]any{"name": "lookups", "workflow": json.RawMessage(def)})
+		run := func(post string) executionView {
+			mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"workflow": json.RawMessage(strings.Replace(def, "{{ trigger.post }}", post, 1))}, 200)
+			return waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{}), ended)
+		}
+		x := run("7263450183458918400")
+		user, _ := x.Steps[0].Output.(map[string]any)
+		comments, _ := x.Steps[1].Output.(map[string]any)
+		if x.Status != "completed" || user["username"] != "jack" || user["profile_url"] != "https://x.com/jack" {
+			t.Fatalf("user step %+v", x.Steps[0])
+		}
+		if n, _ := comments["count"].(float64); n < 1 || len(comments["comments"].([]any)) != int(n) {
+			t.Fatalf("comments step %+v", x.Steps[1])
+		}
+		bad := run("not-a-post")
+		if bad.Status != "failed" || bad.Steps[1].Error == nil || bad.Steps[1].Error.Code != "INVALID_INPUT" {
+			t.Fatalf("a post that is not one: %s %+v", bad.Status, bad.Steps[1])
+		}
+	})
+}

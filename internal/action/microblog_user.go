@@ -1,5 +1,10 @@
 package action
 
+import (
+	"context"
+	"strings"
+)
+
 // KindMicroblogUser reads a microblog account.
 const KindMicroblogUser = "microblog_get_user"
 
@@ -15,5 +20,20 @@ func microblogUserSpec() Spec {
 			"followers_count": map[string]any{"type": "integer"}, "following_count": map[string]any{"type": "integer"},
 			"verified": map[string]any{"type": "boolean"},
 		}, "id", "username"),
+	}
+}
+
+// Lookup answers an action's output from one input value through a
+// connector (the connectors live outside this package).
+type Lookup func(ctx context.Context, value string) (map[string]any, error)
+
+// MicroblogUser is the executor of microblog_get_user.
+func MicroblogUser(lookup Lookup) Executor {
+	return func(ctx context.Context, call Call) (map[string]any, error) {
+		name := strings.TrimPrefix(strings.TrimSpace(inputString(call.Inputs, "username")), "@")
+		if name == "" {
+			return nil, failf(CodeInvalidInput, false, "username is empty")
+		}
+		return lookup(ctx, name)
 	}
 }

@@ -1,5 +1,10 @@
 package action
 
+import (
+	"context"
+	"strings"
+)
+
 // KindPronetPostComments reads the comments of a pronet post.
 const KindPronetPostComments = "pronet_get_post_comments"
 
@@ -17,5 +22,16 @@ func pronetPostCommentsSpec() Spec {
 			})},
 			"count": map[string]any{"type": "integer"},
 		}, "comments", "count"),
+	}
+}
+
+// PronetPostComments is the executor of pronet_get_post_comments.
+func PronetPostComments(lookup Lookup) Executor {
+	return func(ctx context.Context, call Call) (map[string]any, error) {
+		post := strings.TrimSpace(inputString(call.Inputs, "post_urn"))
+		if post == "" {
+			return nil, failf(CodeInvalidInput, false, "post_urn is empty")
+		}
+		return lookup(ctx, post)
 	}
 }

@@ -22,6 +22,8 @@ func newEngine(cfg *config.Config, st *store.Store, sources Sources, box *secret
 	guard := netguard.Options{Allow: cfg.PrivateNetworks()}
 	executors := action.Executors(action.Deps{HTTP: netguard.NewClient(guard), Dial: guard.Dialer().DialContext})
 	executors[action.KindPersonEnrichment] = action.PersonEnrichment(enricher(cfg, sources))
+	executors[action.KindMicroblogUser] = action.MicroblogUser(microblogUser(sources))
+	executors[action.KindPronetPostComments] = action.PronetPostComments(postComments(sources))
 	return &wfengine.Engine{
 		Repo:      st,
 		Catalogue: action.NewCatalogue(),
@@ -75,5 +77,51 @@ func enricher(cfg *config.Config, sources Sources) action.Enricher {
 		}
 		var out map[string]any
 		return out, json.Unmarshal(raw, &out)
+	}
+}
+
+// lookupError gives a connector failure the execution log's shape: a
+// missing object is final, anything else may be retried.
+func lookupError(what string, err error) error {
+	if errors.Is(err, source.ErrNotFound) {
+		return &action.Error{Code: action.CodeNotFound, Message: what + " does not exist"}
+	}
+	return err
+}
+
+// microblogUser reads a microblog account for microblog_get_user.
+func microblogUser(sources Sources) action.Lookup {
+	return func(ctx context.Context, username string) (map[string]any, error) {
+		u, err := sources.Microblog.UserByUsername(ctx, username)
+		if err != nil {
+			return nil, lookupError("the account @"+username, err)
+		}
+		out := map[string]any{"id": u.ID, "username": u.Username, "name": u.Name, "description": "",
+			"profile_url": "https://x.com/" + u.Username, "avatar": u.ProfileImageURL, "verified": u.Verified}
+		if m := u.PublicMetrics; m != nil {
+			out["followers_count"], out["following_count"] = float64(m.FollowersCount), float64(m.FollowingCount)
+		}
+		return out, nil
+	}
+}
+
+// postComments reads a pronet post's first page of comments for
+// pronet_get_post_comments.
+func postComments(sources Sources) action.Lookup {
+	return func(ctx context.Context, post string) (map[string]any, error) {
+		urn, err := pronet.ParsePostURN(post)
+		if err != nil {
+			return nil, &action.Error{Code: action.CodeInvalidInput, Message: "post_urn must be urn:li:activity:…, the numeric id or the post URL"}
+		}
+		page, err := sources.Pronet.Comments(ctx, urn, 1)
+		if err != nil {
+			return nil, lookupError("the post "+urn, err)
+		}
+		comments := make([]any, 0, len(page.Comments))
+		for _, c := range page.Comments {
+			comments = append(comments, map[string]any{"text": c.Text, "created_at": c.CreatedAtString,
+				"author_name": c.Author.Name, "author_headline": c.Author.Title, "author_url": c.Author.PronetURL, "author_urn": c.Author.URN})
+		}
+		return map[string]any{"comments": comments, "count": float64(len(comments))}, nil
 	}
 }
