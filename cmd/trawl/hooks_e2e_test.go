@@ -120,31 +120,38 @@ func TestWebhookTrigger(t *testing.T) {
 }
 
 // TestNewPostTrigger: a published, enabled workflow linked to a saved
-// search fires once per new result; a disabled one and one linked to
-// another search do not.
+// search fires once per result collected after it began to fire; a
+// disabled one does not, and one linked to another search sees only that
+// search's results.
 func TestNewPostTrigger(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
-		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1s"}))
+		clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		ts := topicServer(t, engine, clk)
 		c := ts.Client
 		s := createSearch(t, c, map[string]any{"name": "crm", "keywords": []string{"crm"}, "max_results": 10})
 		other := createSearch(t, c, map[string]any{"name": "other", "keywords": []string{"revops"}, "max_results": 10})
+		results := func(id string) int64 {
+			var got savedSearch
+			_ = mustDo(t, c, http.MethodGet, "/v1/searches/"+id, nil, 200).Data(&got)
+			return got.TotalResults
+		}
+		waitUntil(t, ts, "the searches' first results", func() bool { return results(s.ID) > 0 && results(other.ID) > 0 })
+		before := results(s.ID)
+
 		def := `{"trigger":{"kind":"workflows/new-post"},"actions":[{"id":"note","kind":"builtin:set","inputs":{"values":{"url":"{{ trigger.post_url }}","src":"{{ trigger.source }}"}}}],
 			"edges":[{"from":"$source","to":"note"}]}`
 		live := createWorkflow(t, c, map[string]any{"name": "live", "workflow": json.RawMessage(def), "search_id": s.ID, "status": "PUBLISHED", "enabled": true})
 		off := createWorkflow(t, c, map[string]any{"name": "off", "workflow": json.RawMessage(def), "search_id": s.ID, "status": "PUBLISHED"})
 		elsewhere := createWorkflow(t, c, map[string]any{"name": "elsewhere", "workflow": json.RawMessage(def), "search_id": other.ID, "status": "PUBLISHED", "enabled": true})
 
-		var results int64
-		waitUntil(t, ts, "the search's first results", func() bool {
-			var got savedSearch
-			_ = mustDo(t, c, http.MethodGet, "/v1/searches/"+s.ID, nil, 200).Data(&got)
-			results = got.TotalResults
-			return results > 0
-		})
+		clk.Advance(6 * time.Hour) // new posts appear; collect them now
+		mustDo(t, c, http.MethodPost, "/v1/searches/"+s.ID+"/run", nil, 200)
+		mustDo(t, c, http.MethodPost, "/v1/searches/"+other.ID+"/run", nil, 200)
+		waitUntil(t, ts, "new results", func() bool { return results(s.ID) > before })
+
 		count := func(id string, search string) int64 {
 			var page struct {
 				Data []struct {
-					ID      string         `json:"id"`
 					Trigger map[string]any `json:"trigger"`
 				} `json:"data"`
 				Pagination struct {
@@ -161,11 +168,10 @@ func TestNewPostTrigger(t *testing.T) {
 			}
 			return page.Pagination.TotalCount
 		}
-		waitUntil(t, ts, "one execution per result", func() bool { return count(live.ID, s.ID) == results })
+		fired := func() bool { n := count(live.ID, s.ID); return n > 0 && n == results(s.ID)-before }
+		waitUntil(t, ts, "one execution per new result", fired)
 		time.Sleep(2 * time.Second) // two more ticks: nothing fires twice
-		if n := count(live.ID, s.ID); n != results {
-			t.Fatalf("%d executions for %d results", n, results)
-		}
+		waitUntil(t, ts, "still one execution per new result", fired)
 		if n := count(off.ID, s.ID); n != 0 {
 			t.Fatalf("a disabled workflow fired %d times", n)
 		}
@@ -214,5 +220,69 @@ func TestScheduledTrigger(t *testing.T) {
 		if got := fired(); len(got) != 2 || got[0] != "2026-11-05T08:00:00Z" {
 			t.Fatalf("after downtime: %v", got)
 		}
+	})
+}
+
+// TestEngagementTrigger: a workflow on a topic fires once per engagement
+// the topic collects after it is published, with the engagement and its
+// post as the payload.
+func TestEngagementTrigger(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		start := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+		clk := clock.NewFake(start)
+		ts := topicServer(t, engine, clk)
+		c := ts.Client
+		tp := createTopic(t, c, map[string]any{"name": "revops", "keywords": []string{"revops"}, "max_results": 10})
+		day1 := start.Add(24 * time.Hour).Format("2006-01-02T15:04:05.000Z")
+		waitUntil(t, ts, "every first hydration", func() bool {
+			posts, _ := listAll[topicPost](t, c, "/v1/topics/"+tp.ID+"/posts")
+			for _, p := range posts {
+				if p.NextFollowUpAt == nil || *p.NextFollowUpAt != day1 {
+					return false
+				}
+			}
+			return len(posts) > 0
+		})
+
+		before := getTopic(t, c, tp.ID).EngagementsCount
+
+		def := `{"trigger":{"kind":"workflows/engagement","inputs":{"topic_id":"` + tp.ID + `"}},
+			"actions":[{"id":"who","kind":"builtin:set","inputs":{"values":{"name":"{{ trigger.prospect.full_name }}","type":"{{ trigger.engagement.type }}"}}}],
+			"edges":[{"from":"$source","to":"who"}]}`
+		w := createWorkflow(t, c, map[string]any{"name": "engaged", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
+		executions := func() int64 {
+			var page struct {
+				Data []struct {
+					Trigger map[string]any `json:"trigger"`
+				} `json:"data"`
+				Pagination struct {
+					TotalCount int64 `json:"total_count"`
+				} `json:"pagination"`
+			}
+			if err := json.Unmarshal(mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions?page_size=100", nil, 200).Body, &page); err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range page.Data {
+				prospect, _ := x.Trigger["prospect"].(map[string]any)
+				if prospect["full_name"] == "" || x.Trigger["post"] == nil || x.Trigger["pronet_post_id"] == "" {
+					t.Fatalf("payload %v", x.Trigger)
+				}
+			}
+			return page.Pagination.TotalCount
+		}
+		clk.Advance(24*time.Hour + time.Minute) // the Day 1 follow-ups find new engagers
+		var n, total int64
+		fired := func() bool {
+			n, total = executions(), getTopic(t, c, tp.ID).EngagementsCount
+			return n > 0 && n == total-before
+		}
+		defer func() {
+			if t.Failed() {
+				t.Logf("executions %d, engagements %d, before %d", n, total, before)
+			}
+		}()
+		waitUntil(t, ts, "one execution per new engagement", fired)
+		time.Sleep(2 * time.Second)
+		waitUntil(t, ts, "still one execution per new engagement", fired)
 	})
 }

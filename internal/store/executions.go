@@ -130,7 +130,7 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 			lock = " FOR UPDATE OF e SKIP LOCKED"
 		}
 		rows, err := tx.SQL.QueryContext(ctx,
-			`SELECT e.id, e.account_id, COALESCE(CAST(e.search_id AS TEXT), ''), r.item
+			`SELECT e.id, e.account_id, COALESCE(CAST(e.search_id AS TEXT), ''), e.created_at, r.item
 			   FROM events e LEFT JOIN search_results r ON r.search_id = e.search_id AND r.post_id = e.subject_id
 			  WHERE e.processed_at IS NULL AND e.kind = $1 ORDER BY e.created_at, e.id LIMIT $2`+lock, EventNewPost, limit)
 		if err != nil {
@@ -138,13 +138,14 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 		}
 		type event struct {
 			id, account, search string
+			created             int64
 			item                []byte
 		}
 		var events []event
 		accounts := map[string]bool{}
 		for rows.Next() {
 			var e event
-			if err := rows.Scan(&e.id, &e.account, &e.search, &e.item); err != nil {
+			if err := rows.Scan(&e.id, &e.account, &e.search, &e.created, &e.item); err != nil {
 				rows.Close()
 				return err
 			}
@@ -178,7 +179,7 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 				return fmt.Errorf("event %s: %w", e.id, err)
 			}
 			for _, w := range flows[e.account] {
-				if w.SearchID != "" && w.SearchID != e.search {
+				if (w.SearchID != "" && w.SearchID != e.search) || !armedFor(w, e.created) {
 					continue
 				}
 				x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
@@ -196,6 +197,98 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 		return 0, fmt.Errorf("store: dispatch new posts: %w", err)
 	}
 	return n, nil
+}
+
+// DispatchEngagements fires published, enabled engagement workflows on
+// unprocessed engagement events of their topic, oldest first, at most
+// limit events, as DispatchNewPosts does for search results. The payload
+// is the engagement as the topics API shows it, plus the post.
+func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, limit int) (int, error) {
+	var n int
+	err := s.inJobTx(ctx, func(tx JobTx) error {
+		lock := ""
+		if s.dialect == Postgres {
+			lock = " FOR UPDATE OF ev SKIP LOCKED"
+		}
+		rows, err := tx.SQL.QueryContext(ctx,
+			`SELECT ev.id, ev.account_id, CAST(ev.topic_id AS TEXT), ev.created_at, po.record, `+fmt.Sprintf(engagementColumns, "ev.created_at")+`
+			   FROM engagement_events ev
+			   JOIN pronet_engagements e ON e.id = ev.engagement_id
+			   JOIN pronet_people p ON p.urn = e.person_urn
+			   JOIN pronet_posts po ON po.urn = e.post_urn
+			  WHERE ev.processed_at IS NULL ORDER BY ev.created_at, ev.id LIMIT $1`+lock, limit)
+		if err != nil {
+			return err
+		}
+		type event struct {
+			id, account, topic string
+			created            int64
+			post               []byte
+			payload            map[string]any
+		}
+		var events []event
+		accounts := map[string]bool{}
+		err = func() error {
+			defer rows.Close()
+			for rows.Next() {
+				var ev event
+				e, err := scanEngagement(rows, &ev.id, &ev.account, &ev.topic, &ev.created, &ev.post)
+				if err != nil {
+					return err
+				}
+				ev.payload = engagementPayload(e, ev.post)
+				events, accounts[ev.account] = append(events, ev), true
+			}
+			return rows.Err()
+		}()
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		n = len(events)
+		flows := map[string][]workflow.Workflow{}
+		for acct := range accounts {
+			if flows[acct], err = s.firingWorkflows(ctx, tx.SQL, acct, workflow.TriggerEngagement); err != nil {
+				return err
+			}
+		}
+		ids := make([]any, 0, len(events))
+		for _, ev := range events {
+			ids = append(ids, ev.id)
+			for _, w := range flows[ev.account] {
+				if topic, _ := w.Definition.Trigger.Inputs["topic_id"].(string); topic != ev.topic || !armedFor(w, ev.created) {
+					continue
+				}
+				x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
+					EventName: workflow.TriggerEngagement, EventKey: "engagement:" + ev.id, Trigger: ev.payload}
+				if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = tx.SQL.ExecContext(ctx, `UPDATE engagement_events SET processed_at = $1 WHERE id IN (`+inList(1, len(ids))+`)`,
+			append([]any{ms(s.now())}, ids...)...)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: dispatch engagements: %w", err)
+	}
+	return n, nil
+}
+
+// engagementPayload is an engagement as GET /v1/topics/{id}/engagements
+// shows it, with the post it was on.
+func engagementPayload(e Engagement, post []byte) map[string]any {
+	var record any
+	_ = json.Unmarshal(post, &record)
+	p := e.Person
+	return map[string]any{
+		"id": e.ID, "prospect_id": p.URN, "pronet_post_id": e.PostURN, "discovery_interval": string(e.DiscoveryInterval),
+		"created": e.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"prospect": map[string]any{"full_name": p.FullName, "pronet_url": p.PronetURL, "job_title": p.JobTitle,
+			"company": p.Company, "company_domain": p.CompanyDomain, "pronet_urn": p.URN},
+		"engagement": map[string]any{"type": e.Type, "text": e.Text},
+		"post":       record,
+	}
 }
 
 // DispatchSchedules fires scheduled workflows whose time has come, at most
@@ -275,6 +368,12 @@ type scanPlus struct {
 }
 
 func (p scanPlus) Scan(dest ...any) error { return p.rows.Scan(append(dest, p.extra)...) }
+
+// armedFor tells whether an event collected at created (ms) is the
+// workflow's: collected after it began to fire.
+func armedFor(w workflow.Workflow, created int64) bool {
+	return w.ArmedAt != nil && created > ms(*w.ArmedAt)
+}
 
 // firingWorkflows are the account's workflows that fire on a trigger kind.
 func (s *Store) firingWorkflows(ctx context.Context, q queryer, accountID, kind string) ([]workflow.Workflow, error) {

@@ -342,25 +342,34 @@ func scanEngagements(rows *sql.Rows) ([]Engagement, error) {
 	defer rows.Close()
 	out := []Engagement{}
 	for rows.Next() {
-		var (
-			e         Engagement
-			interval  string
-			created   int64
-			followers sql.NullInt64
-		)
-		p := &e.Person
-		if err := rows.Scan(&e.ID, &e.PostURN, &e.Type, &e.Text, &interval, &created,
-			&p.URN, &p.Username, &p.FullName, &p.FirstName, &p.LastName, &p.Headline, &p.JobTitle, &p.Company, &p.CompanyDomain,
-			&p.CompanySize, &p.Industry, &p.Country, &followers, &p.Avatar, &p.PronetURL); err != nil {
+		e, err := scanEngagement(rows)
+		if err != nil {
 			return nil, err
-		}
-		e.DiscoveryInterval, e.CreatedAt = topic.Interval(interval), fromMS(created)
-		if followers.Valid {
-			p.Followers = &followers.Int64
 		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// scanEngagement scans engagementColumns after the columns of lead.
+func scanEngagement(rows *sql.Rows, lead ...any) (Engagement, error) {
+	var (
+		e         Engagement
+		interval  string
+		created   int64
+		followers sql.NullInt64
+	)
+	p := &e.Person
+	if err := rows.Scan(append(lead, &e.ID, &e.PostURN, &e.Type, &e.Text, &interval, &created,
+		&p.URN, &p.Username, &p.FullName, &p.FirstName, &p.LastName, &p.Headline, &p.JobTitle, &p.Company, &p.CompanyDomain,
+		&p.CompanySize, &p.Industry, &p.Country, &followers, &p.Avatar, &p.PronetURL)...); err != nil {
+		return Engagement{}, err
+	}
+	e.DiscoveryInterval, e.CreatedAt = topic.Interval(interval), fromMS(created)
+	if followers.Valid {
+		p.Followers = &followers.Int64
+	}
+	return e, nil
 }
 
 // TopicEngagers returns a page (from 1) of a topic's engagers, one per

@@ -12,24 +12,25 @@ import (
 )
 
 const workflowColumns = `id, account_id, name, description, definition, version, status, enabled,
-	COALESCE(CAST(search_id AS TEXT), ''), COALESCE(webhook_token, ''), webhook_secret, created_at, updated_at`
+	COALESCE(CAST(search_id AS TEXT), ''), COALESCE(webhook_token, ''), webhook_secret, armed_at, created_at, updated_at`
 
 func scanWorkflow(row interface{ Scan(...any) error }) (workflow.Workflow, error) {
 	var (
 		w                workflow.Workflow
 		def              []byte
 		status           string
+		armed            sql.NullInt64
 		created, updated int64
 	)
 	err := row.Scan(&w.ID, &w.AccountID, &w.Name, &w.Description, &def, &w.Version, &status, &w.Enabled,
-		&w.SearchID, &w.WebhookToken, &w.WebhookSecret, &created, &updated)
+		&w.SearchID, &w.WebhookToken, &w.WebhookSecret, &armed, &created, &updated)
 	if err != nil {
 		return workflow.Workflow{}, err
 	}
 	if err := json.Unmarshal(def, &w.Definition); err != nil {
 		return workflow.Workflow{}, fmt.Errorf("decode workflow definition: %w", err)
 	}
-	w.Status, w.CreatedAt, w.UpdatedAt = workflow.Status(status), fromMS(created), fromMS(updated)
+	w.Status, w.CreatedAt, w.UpdatedAt, w.ArmedAt = workflow.Status(status), fromMS(created), fromMS(updated), nullTime(armed)
 	return w, nil
 }
 
@@ -52,6 +53,18 @@ func nullString(s string) any {
 	return s
 }
 
+// armedAt is since when a workflow that was before fires: now when it
+// starts firing, as it was while it goes on, nil when it stops.
+func armedAt(before, after workflow.Workflow, now time.Time) *time.Time {
+	switch {
+	case !after.Fires():
+		return nil
+	case before.Fires() && before.ArmedAt != nil:
+		return before.ArmedAt
+	}
+	return &now
+}
+
 // CreateWorkflow stores a new workflow, filling in its version, times and,
 // unless the caller chose it (to seal a secret to it), its id.
 func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow) error {
@@ -67,10 +80,10 @@ func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow) error 
 	kind, topicID := triggerColumns(w.Definition)
 	_, err = s.db.ExecContext(ctx,
 		`INSERT INTO workflows (id, account_id, name, description, definition, version, status, enabled, search_id,
-		                        trigger_kind, topic_id, webhook_token, webhook_secret, next_fire_at, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
+		                        trigger_kind, topic_id, webhook_token, webhook_secret, next_fire_at, armed_at, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
 		w.ID, w.AccountID, w.Name, w.Description, string(def), string(w.Status), w.Enabled, nullString(w.SearchID),
-		kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, optMS(w.NextFire(now)), ms(now))
+		kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, optMS(w.NextFire(now)), optMS(armedAt(workflow.Workflow{}, *w, now)), ms(now))
 	if err != nil {
 		return fmt.Errorf("store: create workflow: %w", err)
 	}
@@ -173,10 +186,10 @@ func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
 		if _, err := tx.ExecContext(ctx,
 			`UPDATE workflows SET name = $2, description = $3, definition = $4, version = $5, status = $6, enabled = $7,
 			        trigger_kind = $8, topic_id = $9, webhook_token = $10, webhook_secret = $11, updated_at = $12,
-			        next_fire_at = $13
+			        next_fire_at = $13, armed_at = $14
 			  WHERE id = $1`,
 			id, w.Name, w.Description, string(def), w.Version, string(w.Status), w.Enabled, kind, topicID,
-			nullString(w.WebhookToken), w.WebhookSecret, ms(w.UpdatedAt), optMS(w.NextFire(w.UpdatedAt))); err != nil {
+			nullString(w.WebhookToken), w.WebhookSecret, ms(w.UpdatedAt), optMS(w.NextFire(w.UpdatedAt)), optMS(armedAt(before, w, w.UpdatedAt))); err != nil {
 			return err
 		}
 		if e.DeleteDraft {

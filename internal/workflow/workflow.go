@@ -118,6 +118,9 @@ type Workflow struct {
 	// WebhookSecret is the sealed signing secret of a webhook trigger
 	// (nil until the live definition first has one).
 	WebhookSecret []byte
+	// ArmedAt is since when it fires (published and enabled); nil while
+	// it does not. Events collected before it do not fire it.
+	ArmedAt *time.Time
 	// Version counts changes of the live definition (templates are
 	// compiled once per version).
 	Version   int64
@@ -149,10 +152,13 @@ func SameDefinition(a, b Definition) bool {
 	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
+// Fires tells whether the workflow's trigger fires.
+func (w Workflow) Fires() bool { return w.Status == StatusPublished && w.Enabled }
+
 // NextFire is when a scheduled workflow fires next after t; nil unless
 // the workflow is published, enabled and has a valid scheduled trigger.
 func (w Workflow) NextFire(t time.Time) *time.Time {
-	if w.Status != StatusPublished || !w.Enabled || w.Definition.TriggerKind() != TriggerScheduled {
+	if !w.Fires() || w.Definition.TriggerKind() != TriggerScheduled {
 		return nil
 	}
 	in := w.Definition.Trigger.Inputs

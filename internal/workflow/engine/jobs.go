@@ -29,11 +29,12 @@ type SchedulerRepo interface {
 	ClaimDueExecutions(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]workflow.ExecuteArgs, error)
 	PruneExecutions(ctx context.Context, cutoff time.Time) (int64, error)
 	DispatchNewPosts(ctx context.Context, lease time.Duration, limit int) (int, error)
+	DispatchEngagements(ctx context.Context, lease time.Duration, limit int) (int, error)
 	DispatchSchedules(ctx context.Context, now time.Time, lease time.Duration, limit int) (int, error)
 }
 
 // Scheduler runs on the tick: it fires new-post workflows on the saved
-// searches' outbox and scheduled workflows on their cron, resumes executions whose worker was lost or whose
+// searches' outbox, engagement workflows on the topics' outbox, and scheduled workflows on their cron, resumes executions whose worker was lost or whose
 // delay ended without their job, and prunes executions past their
 // retention.
 type Scheduler struct {
@@ -52,13 +53,15 @@ const dispatchBatch = 500
 // ScanDue fires workflows on new outbox events, claims due executions and
 // enqueues their jobs.
 func (s *Scheduler) ScanDue(ctx context.Context, now time.Time) error {
-	for {
-		n, err := s.Repo.DispatchNewPosts(ctx, s.Lease, dispatchBatch)
-		if err != nil {
-			return err
-		}
-		if n < dispatchBatch {
-			break
+	for _, dispatch := range []func(context.Context, time.Duration, int) (int, error){s.Repo.DispatchNewPosts, s.Repo.DispatchEngagements} {
+		for {
+			n, err := dispatch(ctx, s.Lease, dispatchBatch)
+			if err != nil {
+				return err
+			}
+			if n < dispatchBatch {
+				break
+			}
 		}
 	}
 	for {

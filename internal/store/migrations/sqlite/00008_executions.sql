@@ -45,13 +45,25 @@ CREATE TABLE workflow_steps (
     PRIMARY KEY (execution_id, step_key)
 );
 
+-- Since when the workflow fires (published and enabled); NULL while it
+-- does not. Outbox events collected before it are not its events.
+ALTER TABLE workflows ADD COLUMN armed_at INTEGER;
+
 -- When a scheduled trigger fires next (NULL unless the workflow is a
 -- published, enabled scheduled workflow).
 ALTER TABLE workflows ADD COLUMN next_fire_at INTEGER;
 CREATE INDEX workflows_next_fire ON workflows (next_fire_at) WHERE next_fire_at IS NOT NULL;
 
+-- Engagement events are taken by the engagement trigger like search
+-- events: marked processed in the transaction that fires workflows on them.
+ALTER TABLE engagement_events ADD COLUMN processed_at INTEGER;
+CREATE INDEX engagement_events_pending ON engagement_events (created_at) WHERE processed_at IS NULL;
+
 -- +goose Down
+DROP INDEX engagement_events_pending;
+ALTER TABLE engagement_events DROP COLUMN processed_at;
 DROP INDEX workflows_next_fire;
 ALTER TABLE workflows DROP COLUMN next_fire_at;
+ALTER TABLE workflows DROP COLUMN armed_at;
 DROP TABLE workflow_steps;
 DROP TABLE workflow_executions;
