@@ -176,6 +176,12 @@ func TestNewPostTrigger(t *testing.T) {
 			t.Fatalf("a disabled workflow fired %d times", n)
 		}
 		count(elsewhere.ID, other.ID) // fires only on its own search's results
+
+		// A test run samples the linked search's latest result, overrides applied.
+		x := waitExecution(t, ts, c, live.ID, startTest(t, c, live.ID, map[string]any{"overrides": map[string]any{"likes": 7}}), ended)
+		if x.Trigger["search_id"] != s.ID || x.Trigger["result"] == nil || x.Trigger["likes"] != float64(7) || x.Trigger["post_url"] == "https://x.com/jack/status/1858000000000000000" {
+			t.Fatalf("test-run payload %v", x.Trigger)
+		}
 	})
 }
 

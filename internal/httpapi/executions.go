@@ -128,6 +128,16 @@ func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Rep
 	now := s.now()
 	kind := def.TriggerKind()
 	payload := workflow.SamplePayload(kind, now)
+	if kind == workflow.TriggerNewPost && w.SearchID != "" {
+		// The linked search's latest result is the most faithful sample.
+		latest, err := s.store.LatestNewPostPayload(ctx, w.SearchID)
+		switch {
+		case err == nil:
+			payload = latest
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, s.fail(ctx, err)
+		}
+	}
 	var p problems
 	if o := in.Body.Overrides; o != nil {
 		for k, v := range map[string]*string{"author_url": o.AuthorURL, "text": o.Text, "post_url": o.PostURL, "source": o.Source} {

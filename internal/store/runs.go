@@ -292,3 +292,23 @@ func newPostEventPayload(searchID string, raw []byte) (json.RawMessage, error) {
 		DatePosted: it.PublishedAt.UTC().Format(source.TimeLayout), Source: it.Source, Result: raw,
 	})
 }
+
+// LatestNewPostPayload is the new-post payload of a search's most recently
+// published result; ErrNotFound when it has none.
+func (s *Store) LatestNewPostPayload(ctx context.Context, searchID string) (map[string]any, error) {
+	var item []byte
+	err := s.read.QueryRowContext(ctx, `SELECT item FROM search_results WHERE search_id = $1
+		ORDER BY published_at DESC, post_id DESC LIMIT 1`, searchID).Scan(&item)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: latest result of %s: %w", searchID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: latest result of %s: %w", searchID, err)
+	}
+	raw, err := newPostEventPayload(searchID, item)
+	if err != nil {
+		return nil, fmt.Errorf("store: latest result of %s: %w", searchID, err)
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
