@@ -246,7 +246,7 @@ func (c *check) inputs(at string, spec action.Spec, in map[string]any) {
 				continue
 			}
 		}
-		if msg := typeProblem(decl, val); msg != "" {
+		if msg := TypeProblem(decl, val); msg != "" {
 			c.add(ptr, "%s", msg)
 			continue
 		}
@@ -294,11 +294,8 @@ func (c *check) secrets(ptr string, val any) {
 }
 
 // TypeProblem says how a value fails its declared input type ("" when it
-// fits); the engine applies it to resolved inputs.
-func TypeProblem(decl action.Input, val any) string { return typeProblem(decl, val) }
-
-// typeProblem says how a literal value fails its declared type ("" when it fits).
-func typeProblem(decl action.Input, val any) string {
+// fits): literal values at write time, resolved ones when a step runs.
+func TypeProblem(decl action.Input, val any) string {
 	switch decl.Type {
 	case action.TypeString:
 		if _, ok := val.(string); !ok {

@@ -48,7 +48,7 @@ type Engine struct {
 type programKey struct {
 	workflowID string
 	version    int64
-	rerun      string
+	testRun    string // test runs may carry a draft: compiled apart
 }
 
 // maxPrograms bounds the compiled definitions kept in memory.
@@ -58,8 +58,7 @@ const maxPrograms = 1024
 func (e *Engine) program(x workflow.Execution) (*workflow.Program, error) {
 	key := programKey{x.WorkflowID, x.Version, ""}
 	if x.Test != nil {
-		// Test runs may carry a draft: compile theirs apart.
-		key.rerun = x.ID
+		key.testRun = x.ID
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
