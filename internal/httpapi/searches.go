@@ -1,21 +1,17 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/credits"
-	"github.com/trawlhq/trawl/internal/query"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
-	"github.com/trawlhq/trawl/internal/source/microblog"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -54,16 +50,8 @@ type profileBody struct {
 	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY. Ignored by the preview."`
 }
 
-var (
-	usernameRE   = regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`)
-	countryRE    = regexp.MustCompile(`^[A-Za-z]{2}$`)
-	languageRE   = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$`)
-	numericIDRE  = regexp.MustCompile(`^[0-9]{1,19}$`)
-	contextRE    = regexp.MustCompile(`^[0-9]{1,19}\.([0-9]{1,19}|\*)$`)
-	standaloneOp = "from_users, to_user, url_contains, place_country, retweets_of, conversation_id, list_id or context_annotation"
-)
-
-// problems collects every invalid field of a body.
+// problems collects every invalid field of a body (the bodies other than
+// searches', whose rules are in internal/search).
 type problems []Detail
 
 func (p *problems) add(field, format string, args ...any) {
@@ -90,121 +78,6 @@ func cleanList(field string, in []string, p *problems) []string {
 	return out
 }
 
-func cleanUsername(field, v string, p *problems) string {
-	v = strings.TrimPrefix(strings.TrimSpace(v), "@")
-	if !usernameRE.MatchString(v) {
-		p.add(field, "must be a username of 1-15 letters, digits or underscores")
-	}
-	return v
-}
-
-// definition validates a posts body into a search definition, listing every
-// problem. forCreate makes name required; queryMaxLen is the configured
-// limit of the compiled query.
-func (b postsBody) definition(forCreate bool, queryMaxLen int) (search.Definition, error) {
-	var p problems
-	if forCreate {
-		checkName(b.Name, &p)
-	}
-	d := search.Definition{
-		Keywords:        cleanList("body.keywords", b.Keywords, &p),
-		KeywordsAnd:     cleanList("body.keywords_and", b.KeywordsAnd, &p),
-		KeywordsNot:     cleanList("body.keywords_not", b.KeywordsNot, &p),
-		TimeFrame:       strings.ToLower(cmp.Or(b.TimeFrame, search.DefaultTimeFrame)),
-		MaxResults:      cmp.Or(b.MaxResults, search.DefaultMaxResults),
-		Frequency:       search.Frequency(strings.ToUpper(cmp.Or(b.Frequency, string(search.DefaultFrequency)))),
-		SearchType:      canonicalSearchType(cmp.Or(b.SearchType, search.DefaultSearchType)),
-		JobTitles:       []string{},
-		Language:        strings.TrimSpace(b.MicroblogLanguage),
-		ExcludeRetweets: b.ExcludeRetweets, ExcludeReplies: b.ExcludeReplies, VerifiedOnly: b.VerifiedOnly,
-		HasLinks: b.HasLinks, UseFullArchive: b.UseFullArchive,
-		URLContains: strings.TrimSpace(b.URLContains),
-	}
-	if total := len(b.Keywords) + len(b.KeywordsAnd) + len(b.KeywordsNot); total > 10 {
-		p.add("body.keywords", "keywords, keywords_and and keywords_not hold %d items together; at most 10 are allowed", total)
-	}
-	if b.HasMedia != nil {
-		switch m := strings.ToLower(*b.HasMedia); m {
-		case "any", "images", "video":
-			d.HasMedia = m
-		default:
-			p.add("body.has_media", "must be any, images, video or null")
-		}
-	}
-	if d.Language != "" && !languageRE.MatchString(d.Language) {
-		p.add("body.microblog_language", "must be a language code such as en or pt-BR")
-	}
-	for i, u := range b.FromUsers {
-		d.FromUsers = append(d.FromUsers, cleanUsername(fmt.Sprintf("body.from_users[%d]", i), u, &p))
-	}
-	if b.ToUser != "" {
-		d.ToUser = cleanUsername("body.to_user", b.ToUser, &p)
-	}
-	if b.RetweetsOf != "" {
-		d.RetweetsOf = cleanUsername("body.retweets_of", b.RetweetsOf, &p)
-	}
-	if v := strings.TrimSpace(b.PlaceCountry); v != "" {
-		if !countryRE.MatchString(v) {
-			p.add("body.place_country", "must be a two-letter country code such as US")
-		}
-		d.PlaceCountry = strings.ToUpper(v)
-	}
-	if v := strings.TrimSpace(b.ConversationID); v != "" {
-		if !numericIDRE.MatchString(v) {
-			p.add("body.conversation_id", "must be a numeric post id")
-		}
-		d.ConversationID = v
-	}
-	if v := strings.TrimSpace(b.ListID); v != "" {
-		if !numericIDRE.MatchString(v) {
-			p.add("body.list_id", "must be a numeric list id")
-		}
-		d.ListID = v
-	}
-	if v := strings.TrimSpace(b.ContextAnnotation); v != "" {
-		if !contextRE.MatchString(v) {
-			p.add("body.context_annotation", "must be domain_id.entity_id, e.g. 65.825047692124442624")
-		}
-		d.ContextAnnotation = v
-	}
-	hasStandalone := len(d.FromUsers) > 0 || d.ToUser != "" || d.URLContains != "" || d.PlaceCountry != "" ||
-		d.RetweetsOf != "" || d.ConversationID != "" || d.ListID != "" || d.ContextAnnotation != ""
-	if len(d.Keywords)+len(d.KeywordsAnd) == 0 && !hasStandalone && len(b.Keywords) == 0 {
-		p.add("body.keywords", "is required unless a standalone operator is given (%s)", standaloneOp)
-	}
-	if len(p) == 0 {
-		var tooLong *query.LengthError
-		if _, err := d.Compile(queryMaxLen); errors.As(err, &tooLong) {
-			p.add("body.keywords", "the compiled query is %d characters long; the limit is %d", tooLong.Length, tooLong.Limit)
-		} else if errors.Is(err, query.ErrNoStandalone) {
-			p.add("body.keywords", "needs at least one keyword or standalone operator that is not an exclusion")
-		} else if err != nil {
-			p.add("body", "%v", err)
-		}
-	}
-	return d, p.err()
-}
-
-func (b profileBody) definition(hosts []string, forCreate bool) (search.Definition, error) {
-	var p problems
-	if forCreate {
-		checkName(b.Name, &p)
-	}
-	username, err := microblog.ParseProfileURL(strings.TrimSpace(b.ProfileURL), hosts)
-	if err != nil {
-		p.add("body.profile_url", "must be a profile URL on %s, e.g. https://%s/jack", strings.Join(hosts, " or "), hosts[0])
-	}
-	d := search.Definition{
-		Keywords: []string{}, KeywordsAnd: []string{}, KeywordsNot: []string{}, JobTitles: []string{},
-		TimeFrame:  search.DefaultTimeFrame,
-		MaxResults: cmp.Or(b.MaxResults, search.DefaultMaxResults),
-		Frequency:  search.Frequency(strings.ToUpper(cmp.Or(b.Frequency, string(search.DefaultFrequency)))),
-		SearchType: search.DefaultSearchType,
-		ProfileURL: "https://" + hosts[0] + "/" + username, ProfileUsername: username,
-	}
-	return d, p.err()
-}
-
 func checkName(name string, p *problems) {
 	n := len([]rune(strings.TrimSpace(name)))
 	if n < 1 || n > 255 {
@@ -212,27 +85,49 @@ func checkName(name string, p *problems) {
 	}
 }
 
-func canonicalSearchType(s string) string {
-	for _, v := range []string{"Top", "Latest", "Videos", "Photos"} {
-		if strings.EqualFold(s, v) {
-			return v
-		}
+// searchProblems maps the rule problems of a search body to the error
+// model; prefix is where the body sits in the request ("body").
+func searchProblems(prefix string, ps search.Problems) error {
+	if len(ps) == 0 {
+		return nil
 	}
-	return s
+	details := make([]Detail, len(ps))
+	for i, p := range ps {
+		field := prefix
+		if p.Field != "" {
+			field += "." + p.Field
+		}
+		details[i] = Detail{Field: field, Message: p.Message}
+	}
+	return validationError(details...)
+}
+
+// definition validates a posts body by the search rules and maps their
+// problems to the error model. queryMaxLen is the limit of the compiled query.
+func (b postsBody) definition(forCreate bool, queryMaxLen int) (search.Definition, error) {
+	d, ps := search.MicroblogPosts(b).Definition(search.Rules{ForCreate: forCreate, QueryMaxLength: queryMaxLen})
+	return d, searchProblems("body", ps)
+}
+
+// rules are the settings the search rules read, for a create or a preview.
+func (s *Server) rules(forCreate bool) search.Rules {
+	return search.Rules{ForCreate: forCreate, QueryMaxLength: s.cfg.QueryMaxLength,
+		MicroblogHosts: s.cfg.MicroblogHosts, PronetHosts: s.cfg.PronetHosts}
 }
 
 // gate enforces the plan and key requirements of a definition.
 func gate(p auth.Principal, d search.Definition) error {
-	if d.Frequency == search.Hourly && !p.Account.Plan.Allows(auth.FeatureHourlyFrequency) {
-		return planRequired(p.Account.Plan, auth.FeatureHourlyFrequency).
+	g := d.Gate(p.Account.Plan, p.Key.FullArchive)
+	switch {
+	case g == nil:
+		return nil
+	case g.Feature != "":
+		return planRequired(p.Account.Plan, g.Feature).
 			WithSuggestion("Use DAILY or another frequency, or upgrade to ENTERPRISE or CUSTOM for HOURLY.")
 	}
-	if d.UseFullArchive && !p.Key.FullArchive {
-		return NewAPIError(http.StatusForbidden, CodeElevatedAccess, "use_full_archive needs a key with full-archive access.",
-			Detail{Field: "body.use_full_archive", Message: "needs elevated access"}).
-			WithSuggestion("Create a key with `trawl keys create --full-archive`, or drop use_full_archive.")
-	}
-	return nil
+	return NewAPIError(http.StatusForbidden, CodeElevatedAccess, "use_full_archive needs a key with full-archive access.",
+		Detail{Field: "body." + g.Field, Message: g.Message}).
+		WithSuggestion("Create a key with `trawl keys create --full-archive`, or drop use_full_archive.")
 }
 
 // searchQuery and searchFilters are the spec's query.* and filters.* of a saved search.
@@ -360,8 +255,8 @@ func (s *Server) handleCreatePostsSearch(ctx context.Context, in *createPostsInp
 }
 
 func (s *Server) handleCreateProfileSearch(ctx context.Context, in *createProfileInput) (*MeteredReply[savedSearch], error) {
-	d, err := in.Body.definition(s.cfg.MicroblogHosts, true)
-	if err != nil {
+	d, ps := search.MicroblogProfile(in.Body).Definition(s.rules(true))
+	if err := searchProblems("body", ps); err != nil {
 		return nil, err
 	}
 	return s.createSearch(ctx, in.Body.Name, search.KindProfile, d)
@@ -412,8 +307,8 @@ func (s *Server) handlePreviewPosts(ctx context.Context, in *createPostsInput) (
 }
 
 func (s *Server) handlePreviewProfile(ctx context.Context, in *createProfileInput) (*previewReply, error) {
-	d, err := in.Body.definition(s.cfg.MicroblogHosts, false)
-	if err != nil {
+	d, ps := search.MicroblogProfile(in.Body).Definition(s.rules(false))
+	if err := searchProblems("body", ps); err != nil {
 		return nil, err
 	}
 	return s.preview(ctx, search.KindProfile, d)
@@ -467,52 +362,14 @@ type patchSearchInput struct {
 }
 
 func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*Reply[savedSearch], error) {
-	var p problems
-	if in.Body.Name != nil {
-		checkName(*in.Body.Name, &p)
-	}
-	var jobTitles []string
-	if in.Body.Filters != nil {
-		jobTitles = cleanList("body.filters.job_titles", in.Body.Filters.JobTitles, &p)
-	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
 	sr, err := s.accountSearch(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
-	if in.Body.Name != nil {
-		sr.Name = strings.TrimSpace(*in.Body.Name)
-	}
-	if f := in.Body.Filters; f != nil {
-		if f.TimeFrame != "" {
-			sr.Definition.TimeFrame = strings.ToLower(f.TimeFrame)
-		}
-		if f.MaxResults != 0 {
-			sr.Definition.MaxResults = f.MaxResults
-		}
-		if f.JobTitles != nil {
-			sr.Definition.JobTitles = jobTitles
-		}
-		if f.Frequency != "" && search.Frequency(strings.ToUpper(f.Frequency)) != sr.Definition.Frequency {
-			sr.Definition.Frequency = search.Frequency(strings.ToUpper(f.Frequency))
-			// A new frequency counts from the last run.
-			next := sr.Definition.Frequency.Next(sr.CreatedAt)
-			if sr.LastRunAt != nil {
-				next = sr.Definition.Frequency.Next(*sr.LastRunAt)
-			}
-			if next.Before(now) {
-				next = now
-			}
-			sr.NextRunAt = &next
-		}
-	}
-	resumed := false
-	if st := search.Status(strings.ToLower(in.Body.Status)); st != "" && st != sr.Status {
-		resumed = st == search.StatusActive // resuming runs at once
-		sr.Status = st
+	patch := search.Patch{Name: in.Body.Name, Status: in.Body.Status, Filters: (*search.PatchFilters)(in.Body.Filters)}
+	resumed, ps := patch.Apply(&sr, s.now())
+	if err := searchProblems("body", ps); err != nil {
+		return nil, err
 	}
 	if err := gate(principalFrom(ctx), sr.Definition); err != nil {
 		return nil, err
