@@ -244,8 +244,8 @@ func (sandboxCmd) Run(cfg *config.Config, e env) error {
 		return fmt.Errorf("start sandbox on %s (TRAWL_ADDR): %w", cfg.Addr, err)
 	}
 	defer srv.Close()
-	fmt.Fprintf(e.stdout, "Sandbox (seed %d) is listening:\n  TRAWL_MICROBLOG_API_URL=%s\n  TRAWL_PRONET_API_URL=%s\n  TRAWL_ENRICH_API_URL=%s\nAny non-empty token or key is accepted.\n",
-		cfg.SandboxSeed, srv.MicroblogURL(), srv.PronetURL(), srv.EnrichURL())
+	fmt.Fprintf(e.stdout, "Sandbox (seed %d) is listening:\n  TRAWL_MICROBLOG_API_URL=%s\n  TRAWL_PRONET_API_URL=%s\n  TRAWL_ENRICH_API_URL=%s\n  TRAWL_LLM_API_URL=%s\nAny non-empty token or key is accepted.\n",
+		cfg.SandboxSeed, srv.MicroblogURL(), srv.PronetURL(), srv.EnrichURL(), srv.LLMURL())
 	<-e.ctx.Done()
 	return nil
 }

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/config"
@@ -24,6 +28,7 @@ func newEngine(cfg *config.Config, st *store.Store, sources Sources, box *secret
 	executors[action.KindPersonEnrichment] = action.PersonEnrichment(enricher(cfg, sources))
 	executors[action.KindMicroblogUser] = action.MicroblogUser(microblogUser(sources))
 	executors[action.KindPronetPostComments] = action.PronetPostComments(postComments(sources))
+	executors[action.KindGenericAgent] = action.GenericAgent(llmClient(sources.LLM, guard))
 	return &wfengine.Engine{
 		Repo:      st,
 		Catalogue: action.NewCatalogue(),
@@ -50,6 +55,23 @@ func newEngine(cfg *config.Config, st *store.Store, sources Sources, box *secret
 		Lease: cfg.SearchRunLease,
 		Log:   opts.Log,
 	}
+}
+
+// llmClient asks the model of generic_agent steps through the guarded
+// dialer. Its URL is the operator's, never a definition's, and it follows
+// no redirect; so when it is the sandbox's (on loopback) exactly that
+// address is let through, for this client only.
+func llmClient(ep LLMEndpoint, guard netguard.Options) *action.LLM {
+	if ep.Sandbox {
+		if u, err := url.Parse(ep.URL); err == nil {
+			if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+				guard.Allow = append(slices.Clone(guard.Allow), netip.PrefixFrom(a, a.BitLen()))
+			}
+		}
+	}
+	hc := netguard.NewClient(guard)
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &action.LLM{BaseURL: ep.URL, APIKey: ep.Key, Model: ep.Model, HTTP: hc}
 }
 
 // enricher looks people up for the person_enrichment action, with the

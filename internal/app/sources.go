@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -18,6 +19,9 @@ type Sources struct {
 	Microblog *microblog.Client
 	Pronet    *pronet.Client
 	Enrich    *enrich.Client
+	// LLM is the chat-completions API of generic_agent steps: the
+	// configured one, or the sandbox's model.
+	LLM LLMEndpoint
 	// sandbox serves every source whose URL is unset; nil when none is.
 	sandbox *sandbox.Server
 }
@@ -28,6 +32,13 @@ func (s Sources) Close() error {
 		return nil
 	}
 	return s.sandbox.Close()
+}
+
+// LLMEndpoint is where generic_agent steps ask a model.
+type LLMEndpoint struct {
+	URL, Key, Model string
+	// Sandbox is set when URL is the built-in sandbox's, on loopback.
+	Sandbox bool
 }
 
 // sandboxCredential is what the connectors send to the sandbox, which
@@ -41,14 +52,15 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	mbURL, mbToken := cfg.MicroblogAPIURL, cfg.MicroblogBearerToken
 	pnURL, pnKey := cfg.PronetAPIURL, cfg.PronetAPIKey
 	enURL, enKey := cfg.EnrichAPIURL, cfg.EnrichAPIKey
+	llm := LLMEndpoint{URL: cfg.LLMAPIURL, Key: cfg.LLMAPIKey, Model: cfg.LLMModel}
 	var sb *sandbox.Server
-	if mbURL == "" || pnURL == "" || enURL == "" {
+	if mbURL == "" || pnURL == "" || enURL == "" || llm.URL == "" {
 		var err error
 		sb, err = sandbox.Start(ctx, "127.0.0.1:0", sandbox.Config{Seed: cfg.SandboxSeed, Now: opts.Now, Logger: opts.Log.With("component", "sandbox")})
 		if err != nil {
 			return Sources{}, err
 		}
-		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnURL == "", "enrich": enURL == ""} {
+		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnURL == "", "enrich": enURL == "", "llm": llm.URL == ""} {
 			if unset {
 				opts.Log.Info("source uses the built-in sandbox", "source", name, "seed", cfg.SandboxSeed)
 			}
@@ -63,11 +75,15 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	if enURL == "" {
 		enURL, enKey = sb.EnrichURL(), sandboxCredential
 	}
+	if llm.URL == "" {
+		llm = LLMEndpoint{URL: sb.LLMURL(), Key: sandboxCredential, Model: cmp.Or(cfg.LLMModel, sandbox.LLMModel), Sandbox: true}
+	}
 	hc := &http.Client{Timeout: 30 * time.Second}
 	return Sources{
 		Microblog: microblog.New(microblog.Config{BaseURL: mbURL, BearerToken: mbToken, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
 		Pronet:    pronet.New(pronet.Config{BaseURL: pnURL, APIKey: pnKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
 		Enrich:    enrich.New(enrich.Config{BaseURL: enURL, APIKey: enKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
+		LLM:       llm,
 		sandbox:   sb,
 	}, nil
 }

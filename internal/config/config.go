@@ -33,6 +33,9 @@ type Config struct {
 	PronetAPIKey         string `name:"pronet-api-key" help:"Pronet provider key (TRAWL_PRONET_API_KEY)."`
 	EnrichAPIURL         string `name:"enrich-api-url" help:"People Data Labs base URL; unset uses the sandbox (TRAWL_ENRICH_API_URL)."`
 	EnrichAPIKey         string `name:"enrich-api-key" help:"People Data Labs API key (TRAWL_ENRICH_API_KEY)."`
+	LLMAPIURL            string `name:"llm-api-url" help:"OpenAI-compatible chat-completions base URL (…/v1) for generic_agent steps; unset uses the sandbox model (TRAWL_LLM_API_URL)."`
+	LLMAPIKey            string `name:"llm-api-key" help:"Bearer key of the LLM API; may be empty for local servers (TRAWL_LLM_API_KEY)."`
+	LLMModel             string `name:"llm-model" help:"Model generic_agent steps use unless they name one; required with TRAWL_LLM_API_URL (TRAWL_LLM_MODEL)."`
 	SandboxSeed          int64  `name:"sandbox-seed" default:"1" help:"Seed of the sandbox's synthetic world (TRAWL_SANDBOX_SEED)."`
 
 	QueryMaxLength int      `name:"query-max-length" default:"512" help:"Longest compiled X query of a recent search, in characters; full-archive searches may reach 1024 (TRAWL_QUERY_MAX_LENGTH)."`
@@ -51,7 +54,7 @@ type Config struct {
 	SecretKey string `name:"secret-key" help:"Key that encrypts account secrets: 32 bytes as base64 or hex; unset, one is generated into <data dir>/secret-key. Set it when several processes share a database (TRAWL_SECRET_KEY)."`
 
 	ExecutionRetention   time.Duration `name:"execution-retention" default:"720h" help:"How long workflow executions stay readable before they are pruned (TRAWL_EXECUTION_RETENTION)."`
-	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack and SMTP calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
+	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack, SMTP and LLM calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
 
 	MappingMaxCandidates int `name:"mapping-max-candidates" default:"100000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
 
@@ -84,7 +87,7 @@ func (c *Config) Validate() error {
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		bad("database-url", "want sqlite://PATH or postgres://…")
 	}
-	for flag, v := range map[string]string{"microblog-api-url": c.MicroblogAPIURL, "pronet-api-url": c.PronetAPIURL, "enrich-api-url": c.EnrichAPIURL} {
+	for flag, v := range map[string]string{"microblog-api-url": c.MicroblogAPIURL, "pronet-api-url": c.PronetAPIURL, "enrich-api-url": c.EnrichAPIURL, "llm-api-url": c.LLMAPIURL} {
 		if v == "" {
 			continue
 		}
@@ -111,6 +114,9 @@ func (c *Config) Validate() error {
 	}
 	if c.EnrichAPIURL != "" && c.EnrichAPIKey == "" {
 		bad("enrich-api-key", "is required when TRAWL_ENRICH_API_URL is set")
+	}
+	if c.LLMAPIURL != "" && c.LLMModel == "" {
+		bad("llm-model", "is required when TRAWL_LLM_API_URL is set")
 	}
 	for flag, v := range map[string]int{"rate-limit-starter": c.RateLimitStarter, "rate-limit-enterprise": c.RateLimitEnterprise, "rate-limit-custom": c.RateLimitCustom} {
 		if v < 1 {

@@ -41,12 +41,14 @@ func New(cfg Config) *Sandbox {
 // World gives tests and features direct access to the synthetic world.
 func (s *Sandbox) World() *World { return s.world }
 
-// Handler serves /microblog/… (X API v2), /pronet/… (pronet provider) and /enrich/… (PDL v5).
+// Handler serves /microblog/… (X API v2), /pronet/… (pronet provider), /enrich/… (PDL v5) and
+// /llm/v1/… (chat completions).
 func (s *Sandbox) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/microblog/", http.StripPrefix("/microblog", s.microblogHandler()))
 	mux.Handle("/pronet/", http.StripPrefix("/pronet", s.pronetHandler()))
 	mux.Handle("/enrich/", http.StripPrefix("/enrich", s.enrichHandler()))
+	mux.Handle("/llm/", http.StripPrefix("/llm", s.llmHandler()))
 	return s.logRequests(mux)
 }
 
