@@ -340,8 +340,31 @@ func satMul(a, b int) int {
 // it matches.
 func (s *Schema) Validate(v any) []string {
 	var out []string
-	s.validate(v, "$", &out)
+	s.validate(v, "$", &out, false)
 	return out
+}
+
+// OutputProblems lists how an action's output (a mock's, or an
+// executor's) breaks the catalogue's output schema, which is written in
+// the same subset. The catalogue does not declare nullability, so an
+// optional member may be null. The output is read as JSON, as stored.
+func OutputProblems(spec Spec, out any) []string {
+	var schema, value any
+	raw, err := json.Marshal(spec.Outputs)
+	if err != nil || json.Unmarshal(raw, &schema) != nil {
+		return nil
+	}
+	s, problems := ParseSchema(schema)
+	if len(problems) > 0 {
+		return nil // a catalogue entry outside the subset (a unit test keeps them in)
+	}
+	raw, err = json.Marshal(out)
+	if err != nil || json.Unmarshal(raw, &value) != nil {
+		return []string{"$ is not JSON"}
+	}
+	var msgs []string
+	s.validate(value, "$", &msgs, true)
+	return msgs
 }
 
 func jsonType(v any) string {
@@ -365,7 +388,9 @@ func jsonType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func (s *Schema) validate(v any, at string, out *[]string) {
+// validate appends v's problems; optionalNull lets members that are not
+// required be null.
+func (s *Schema) validate(v any, at string, out *[]string, optionalNull bool) {
 	add := func(format string, args ...any) {
 		if len(*out) < schemaMaxProblems {
 			*out = append(*out, at+" "+fmt.Sprintf(format, args...))
@@ -405,7 +430,7 @@ func (s *Schema) validate(v any, at string, out *[]string) {
 		}
 		if s.Items != nil {
 			for i, e := range x {
-				s.Items.validate(e, at+"["+strconv.Itoa(i)+"]", out)
+				s.Items.validate(e, at+"["+strconv.Itoa(i)+"]", out, optionalNull)
 			}
 		}
 	case map[string]any:
@@ -426,7 +451,10 @@ func (s *Schema) validate(v any, at string, out *[]string) {
 			default:
 				continue
 			}
-			sub.validate(x[k], memberPath(at, k), out)
+			if optionalNull && x[k] == nil && !slices.Contains(s.Required, k) {
+				continue
+			}
+			sub.validate(x[k], memberPath(at, k), out, optionalNull)
 		}
 	}
 }

@@ -168,3 +168,29 @@ func FuzzParseAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestCatalogueOutputsInSubset: every action's output schema can be
+// checked by OutputProblems, which strict test runs rely on.
+func TestCatalogueOutputsInSubset(t *testing.T) {
+	for _, spec := range NewCatalogue().List("") {
+		raw, _ := json.Marshal(spec.Outputs)
+		if _, problems := ParseSchema(mustJSON(t, string(raw))); len(problems) > 0 {
+			t.Errorf("%s: %q", spec.Kind, problems)
+		}
+	}
+}
+
+func TestOutputProblems(t *testing.T) {
+	spec, _ := NewCatalogue().Lookup(KindHTTPRequest)
+	if got := OutputProblems(spec, map[string]any{"status": 200, "headers": map[string]any{"a": "b"}, "body": nil}); got != nil {
+		t.Errorf("a real output: %q", got)
+	}
+	got := strings.Join(OutputProblems(spec, map[string]any{"status": "200", "headers": map[string]any{"a": 1}}), "; ")
+	if want := `$ lacks required member "body"; $.headers.a must be string, got integer; $.status must be integer, got string`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	enrich, _ := NewCatalogue().Lookup(KindPersonEnrichment)
+	if got := OutputProblems(enrich, map[string]any{"prospect": map[string]any{"job_title": nil, "follower_count": 12}, "experience": []any{}}); got != nil {
+		t.Errorf("optional null members: %q", got)
+	}
+}

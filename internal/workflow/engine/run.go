@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -358,6 +357,9 @@ func (r *run) execute(ctx context.Context, a workflow.Action, st workflow.Step, 
 	}
 	if r.x.Test != nil {
 		if m, ok := r.x.Test.Mocks[a.ID]; ok && m.Enabled {
+			if msg := outputProblems(spec, m.Output); r.x.Test.StrictDataValidation && msg != "" {
+				return st, r.fail(ctx, st, &workflow.StepError{Code: "OUTPUT_MISMATCH", Message: "the mock's " + msg})
+			}
 			return r.complete(ctx, st, m.Output, false)
 		}
 	}
@@ -524,7 +526,7 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 		if err == nil {
 			st.Attempts = append(st.Attempts, att)
 			if r.x.Test != nil && r.x.Test.StrictDataValidation {
-				if msg := missingOutputs(spec, out); msg != "" {
+				if msg := outputProblems(spec, out); msg != "" {
 					return st, r.fail(ctx, st, &workflow.StepError{Code: "OUTPUT_MISMATCH", Message: msg})
 				}
 			}
@@ -549,18 +551,11 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 	}
 }
 
-// missingOutputs names the required output members an action left out.
-func missingOutputs(spec action.Spec, out map[string]any) string {
-	req, _ := spec.Outputs["required"].([]string)
-	var missing []string
-	for _, k := range req {
-		if _, ok := out[k]; !ok {
-			missing = append(missing, k)
-		}
+// outputProblems says how an output breaks its action's output schema
+// (missing members, wrong types), every problem listed; "" when it fits.
+func outputProblems(spec action.Spec, out map[string]any) string {
+	if msgs := action.OutputProblems(spec, out); len(msgs) > 0 {
+		return "output does not match the catalogue: " + strings.Join(msgs, "; ")
 	}
-	if len(missing) == 0 {
-		return ""
-	}
-	slices.Sort(missing)
-	return "the output lacks " + strings.Join(missing, ", ")
+	return ""
 }
