@@ -210,3 +210,31 @@ func TestGenerateAnswerSeeds(t *testing.T) {
 		t.Fatal("two seeds, one answer")
 	}
 }
+
+// FuzzLLMChat throws arbitrary bodies at the chat endpoint: no panic, an
+// OpenAI-shaped answer, and no 5xx unless an error- model asked for one.
+func FuzzLLMChat(f *testing.F) {
+	for _, s := range []string{chatBody("m", "hi", ""), chatBody("m", "hi", leadSchema), `{"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "response_format": {"type": "json_object"}}`,
+		`{`, `[]`, `{"model": "error-x", "messages": [{"role": "user", "content": "x"}]}`, `{"model": "m", "messages": [{"content": null}], "response_format": {"type": "json_schema", "json_schema": {"schema": {"type": "array", "minItems": 3}}}}`} {
+		f.Add(s)
+	}
+	h := newTest(f, 1, testNow).Handler()
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest(http.MethodPost, "/llm/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer sandbox")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var v map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%q: answer %d is not JSON: %s", body, rec.Code, rec.Body)
+		}
+		switch {
+		case rec.Code == 200:
+			content(t, v)
+		case rec.Code >= 500 && !strings.Contains(body, "error"):
+			t.Fatalf("%q: %d %s", body, rec.Code, rec.Body)
+		case obj(v["error"])["message"] == nil && rec.Code != 200:
+			t.Fatalf("%q: %d without an error message: %s", body, rec.Code, rec.Body)
+		}
+	})
+}
