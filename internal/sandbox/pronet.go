@@ -36,6 +36,9 @@ func (s *Sandbox) pronetHandler() http.Handler {
 			pronetError(w, http.StatusUnauthorized, "Invalid or missing API key")
 			return
 		}
+		// The parameters too, so that tests (and people building against the sandbox) see what
+		// a client asked for.
+		s.logger.Debug("sandbox pronet request", "path", r.URL.Path, "query", r.URL.RawQuery)
 		mux.ServeHTTP(w, r)
 	})
 }
@@ -103,12 +106,22 @@ func (s *Sandbox) pronetProfilePosts(w http.ResponseWriter, r *http.Request) {
 		}
 		cursor, start = t.Cursor, 0
 	}
+	from := now.Add(-pronetWindow)
+	if v := q.Get("after"); v != "" {
+		after, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			pronetError(w, http.StatusBadRequest, "after must be an ISO 8601 date-time such as 2026-11-01T00:00:00.000Z")
+			return
+		}
+		// Strictly after: the first millisecond that can hold a newer post.
+		from = maxTime(from, after.Truncate(time.Millisecond).Add(time.Millisecond))
+	}
 	p, err := s.world.PersonByPronet(q.Get("username"))
 	if pronetLookupError(w, err, "Profile") {
 		return
 	}
 	var all []PronetPost
-	for _, post := range s.world.ProfilePosts(p, now.Add(-pronetWindow), now.Add(time.Millisecond)) {
+	for _, post := range s.world.ProfilePosts(p, from, now.Add(time.Millisecond)) {
 		if post.URN < cursor {
 			all = append(all, post)
 		}
@@ -273,9 +286,14 @@ var pronetContentTypes = map[string]func(PronetPost) bool{
 func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	q := r.URL.Query()
+	f, msg := parseSearchFilters(q)
+	if msg != "" {
+		pronetError(w, http.StatusBadRequest, msg)
+		return
+	}
 	kw := strings.TrimSpace(q.Get("keywords"))
-	if kw == "" {
-		pronetError(w, http.StatusBadRequest, "keywords is required")
+	if kw == "" && len(f.members) == 0 && len(f.companies) == 0 {
+		pronetError(w, http.StatusBadRequest, "keywords is required unless mentionsMember or mentionsOrganization is given")
 		return
 	}
 	window := map[string]time.Duration{"past-24h": 24 * time.Hour, "past-week": 7 * 24 * time.Hour,
@@ -301,13 +319,16 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 			"contentType must be one of posts, videos, photos, liveVideos, collaborativeArticles, documents")
 		return
 	}
-	m, err := parsePronetQuery(kw)
-	if err != nil {
-		pronetError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if pronetLookupError(w, m.fault(), "Search") {
-		return
+	var m *pronetQuery
+	if kw != "" {
+		var err error
+		if m, err = parsePronetQuery(kw); err != nil {
+			pronetError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		if pronetLookupError(w, m.fault(), "Search") {
+			return
+		}
 	}
 	type hit struct {
 		post  PronetPost
@@ -318,13 +339,18 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 	for b := now.UnixMilli() / hourMS; b >= from.UnixMilli()/hourMS; b-- {
 		for i := 0; i < pronetPerHour; i++ {
 			p := s.world.PublicPronetPost(b, i)
-			if p.Time.Before(from) || p.Time.After(now) || !kind(p) {
+			if p.Time.Before(from) || p.Time.After(now) || !kind(p) || !f.keeps(p) {
 				continue
 			}
-			if ok, n := m.match(p.Text); ok {
-				reactions, _, _, _ := s.world.pronetFinal(p.URN)
-				hits = append(hits, hit{p, n*1000 + reactions})
+			n := 0
+			if m != nil {
+				var ok bool
+				if ok, n = m.match(p.Text); !ok {
+					continue
+				}
 			}
+			reactions, _, _, _ := s.world.pronetFinal(p.URN)
+			hits = append(hits, hit{p, n*1000 + reactions})
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
@@ -341,6 +367,76 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 		"totalPage": totalPages(len(hits), searchPageSize), "currentPage": page}, nil)
 }
 
+// searchFilters are a post search's filters on who wrote a post and whom it mentions.
+type searchFilters struct {
+	authorTitle string          // lower case; "" keeps every author
+	members     map[string]bool // member URNs
+	companies   map[string]bool // numeric company ids
+}
+
+const maxMentionFilters = 20
+
+// parseSearchFilters reads authorTitle, mentionsMember (comma-separated urn:li:member:<id>)
+// and mentionsOrganization (comma-separated numeric company ids); msg says what is wrong.
+func parseSearchFilters(q url.Values) (f searchFilters, msg string) {
+	f.authorTitle = strings.ToLower(strings.TrimSpace(q.Get("authorTitle")))
+	if len(f.authorTitle) > 200 {
+		return f, "authorTitle must be at most 200 characters"
+	}
+	var ok bool
+	if f.members, ok = idList(q.Get("mentionsMember"), func(v string) bool {
+		id, found := strings.CutPrefix(v, "urn:li:member:")
+		return found && isDigits(id)
+	}); !ok {
+		return f, fmt.Sprintf("mentionsMember must be up to %d comma-separated member URNs such as urn:li:member:123456789", maxMentionFilters)
+	}
+	if f.companies, ok = idList(q.Get("mentionsOrganization"), isDigits); !ok {
+		return f, fmt.Sprintf("mentionsOrganization must be up to %d comma-separated numeric company ids such as 1441", maxMentionFilters)
+	}
+	return f, ""
+}
+
+// idList splits a comma-separated parameter; ok is false when an item is not valid or there
+// are too many.
+func idList(raw string, valid func(string) bool) (map[string]bool, bool) {
+	if raw == "" {
+		return nil, true
+	}
+	parts := strings.Split(raw, ",")
+	if len(parts) > maxMentionFilters {
+		return nil, false
+	}
+	out := make(map[string]bool, len(parts))
+	for _, v := range parts {
+		if v = strings.TrimSpace(v); !valid(v) {
+			return nil, false
+		}
+		out[v] = true
+	}
+	return out, true
+}
+
+func isDigits(s string) bool {
+	if s == "" || len(s) > 19 || s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// keeps reports whether a post passes the filters: its author (a person, not a company page)
+// holds a current title containing authorTitle, and it mentions what the mention filters ask.
+func (f searchFilters) keeps(p PronetPost) bool {
+	if f.authorTitle != "" && (p.Company != nil || !strings.Contains(strings.ToLower(p.Author.Title), f.authorTitle)) {
+		return false
+	}
+	return p.Mentions(f.members, f.companies)
+}
+
 func (s *Sandbox) pronetProfile(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if q.Get("username") == "" {
@@ -352,4 +448,11 @@ func (s *Sandbox) pronetProfile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pronetOK(w, profileRecord(p), nil)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

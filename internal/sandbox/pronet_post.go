@@ -29,7 +29,11 @@ type PronetPost struct {
 	Document bool // a document (carousel) post
 	Link     string
 	Reshared *PronetPost
-	hash     uint64
+	// Mentions: the members and the company the text names (the author's employer, in the
+	// "As a <title> at <company>" opening).
+	MentionsMembers []Person
+	MentionsCompany *Company
+	hash            uint64
 }
 
 // PronetFinal are the final engagement counts of the post with this urn. They depend on the
@@ -77,6 +81,8 @@ func (w *World) composePronet(r *rng, urn uint64, t time.Time, author Person, co
 	var sb strings.Builder
 	if company == nil && r.chance(0.35) {
 		fmt.Fprintf(&sb, "As %s at %s, I get asked about %s a lot.\n\n", article(author.Title), author.Company.Name, tp.Name)
+		employer := author.Company
+		p.MentionsCompany = &employer
 	}
 	if company != nil {
 		fmt.Fprintf(&sb, "At %s we think a lot about %s.\n\n", company.Name, tp.Name)
@@ -98,6 +104,9 @@ func (w *World) composePronet(r *rng, urn uint64, t time.Time, author Person, co
 		}
 	}
 	p.Text = strings.TrimSpace(sb.String())
+	if company == nil {
+		w.mentionMember(&p)
+	}
 	switch v := r.intn(100); {
 	case v < 25:
 		for n := r.between(1, 3); n > 0; n-- {
@@ -125,6 +134,69 @@ func (w *World) composePronet(r *rng, urn uint64, t time.Time, author Person, co
 		}
 	}
 	return p
+}
+
+// Member mentions: a fifth of people's posts thank someone, always one of the world's most
+// mentioned people (the first of the fixed shuffle), so that a mention-filtered search finds
+// posts every week. They come from the post's hash, not the generator, so adding them left
+// every other part of every post as it was.
+const (
+	mentionPercent = 20
+	mentionable    = 40
+)
+
+var mentionLines = []string{
+	"Thanks to %s for the conversation that started this.",
+	"Great chat with %s about exactly this last week.",
+	"Shout-out to %s, who has been saying this for years.",
+}
+
+func (w *World) mentionMember(p *PronetPost) {
+	k := mix(p.hash ^ 0x6d656e74)
+	if k%100 >= mentionPercent {
+		return
+	}
+	m := w.people[w.shuffle[int(k>>8%mentionable)]]
+	if m.Index == p.Author.Index {
+		return
+	}
+	p.MentionsMembers = append(p.MentionsMembers, m)
+	line := fmt.Sprintf(mentionLines[int(k>>16%uint64(len(mentionLines)))], m.FullName())
+	// Before the closing hashtags, as people write them.
+	if i := strings.LastIndex(p.Text, "\n\n"); i >= 0 {
+		p.Text = p.Text[:i] + "\n\n" + line + p.Text[i:]
+	} else {
+		p.Text += "\n\n" + line
+	}
+}
+
+// MostMentioned are the people member mentions name, most mentioned or not: the ones a
+// mention-filtered search finds posts about.
+func (w *World) MostMentioned() []Person {
+	out := make([]Person, mentionable)
+	for i := range out {
+		out[i] = w.people[w.shuffle[i]]
+	}
+	return out
+}
+
+// Mentions reports whether the post mentions one of the members (member URNs) or one of the
+// companies (numeric ids), as a search's mentionsMember and mentionsOrganization filter it;
+// an empty list does not filter.
+func (p PronetPost) Mentions(members, companies map[string]bool) bool {
+	if len(members) > 0 {
+		found := false
+		for _, m := range p.MentionsMembers {
+			found = found || members[m.PronetURN()]
+		}
+		if !found {
+			return false
+		}
+	}
+	if len(companies) > 0 && (p.MentionsCompany == nil || !companies[fmt.Sprint(p.MentionsCompany.ID)]) {
+		return false
+	}
+	return true
 }
 
 func article(s string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,20 +94,38 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) (e
 // ProfilePosts returns a member's recent posts (up to 50) and the token of the next page
 // ("" on the last page). start is the provider's offset, used when there is no token.
 func (c *Client) ProfilePosts(ctx context.Context, username, paginationToken string, start int) ([]Post, string, error) {
-	if username == "" {
+	return c.ProfilePostsPage(ctx, ProfilePostsParams{Username: username, PaginationToken: paginationToken, Start: start})
+}
+
+// ProfilePostsParams ask for one page of a member's posts.
+type ProfilePostsParams struct {
+	Username        string
+	PaginationToken string    // from the previous page; takes precedence over Start
+	Start           int       // offset of the page, when there is no token
+	After           time.Time // only posts published after it; zero for all
+}
+
+// ProfilePostsPage returns a page of a member's posts, newest first, and the token of the next
+// page ("" on the last page). With After, the provider leaves older posts out of every page, so
+// a monitor reads only what is new.
+func (c *Client) ProfilePostsPage(ctx context.Context, p ProfilePostsParams) ([]Post, string, error) {
+	if p.Username == "" {
 		return nil, "", fmt.Errorf("pronet: profile posts: empty username")
 	}
-	q := url.Values{"username": {username}}
-	if paginationToken != "" {
-		q.Set("paginationToken", paginationToken)
+	q := url.Values{"username": {p.Username}}
+	if p.PaginationToken != "" {
+		q.Set("paginationToken", p.PaginationToken)
 	}
-	if start > 0 {
-		q.Set("start", strconv.Itoa(start))
+	if p.Start > 0 {
+		q.Set("start", strconv.Itoa(p.Start))
+	}
+	if !p.After.IsZero() {
+		q.Set("after", p.After.UTC().Format(source.TimeLayout))
 	}
 	var posts []Post
 	env, err := c.get(ctx, "/profile/posts", q, &posts)
 	if err != nil {
-		return nil, "", fmt.Errorf("pronet: profile %q posts: %w", username, err)
+		return nil, "", fmt.Errorf("pronet: profile %q posts: %w", p.Username, err)
 	}
 	next := ""
 	if env.PaginationToken != nil {
@@ -168,19 +187,35 @@ const (
 	SortRelevance = "relevance"
 )
 
-// SearchParams of a post search. Empty DatePosted, SortBy and ContentType leave the provider's defaults.
+// Content types of SearchPosts: posts keeps every post, the others only posts with that kind
+// of attachment.
+func ContentTypes() []string {
+	return []string{"posts", "videos", "photos", "liveVideos", "collaborativeArticles", "documents"}
+}
+
+// SearchParams of a post search. Empty DatePosted, SortBy and ContentType leave the provider's
+// defaults. Keywords may be empty only when a mention filter is given.
 type SearchParams struct {
 	Keywords    string
 	DatePosted  string // past-24h, past-week, past-month
 	SortBy      string // date_posted, relevance
 	ContentType string // posts, videos, photos, liveVideos, collaborativeArticles, documents
-	Page        int    // from 1; 0 leaves the provider's default
+	// AuthorTitle keeps posts whose author's current job title contains it (case-insensitive).
+	AuthorTitle string
+	// MentionsMember keeps posts that mention one of these members (urn:li:member:<id>).
+	MentionsMember []string
+	// MentionsOrganization keeps posts that mention one of these companies (numeric ids).
+	MentionsOrganization []string
+	Page                 int // from 1; 0 leaves the provider's default
 }
 
-// SearchPosts searches posts by keywords.
+// SearchPageSize is how many posts a page of SearchPosts holds.
+const SearchPageSize = 10
+
+// SearchPosts searches posts by keywords, mentions and author title.
 func (c *Client) SearchPosts(ctx context.Context, p SearchParams) (SearchPage, error) {
-	if strings.TrimSpace(p.Keywords) == "" {
-		return SearchPage{}, fmt.Errorf("pronet: search posts: empty keywords")
+	if strings.TrimSpace(p.Keywords) == "" && len(p.MentionsMember) == 0 && len(p.MentionsOrganization) == 0 {
+		return SearchPage{}, fmt.Errorf("pronet: search posts: empty keywords and no mention filter")
 	}
 	switch p.DatePosted {
 	case "", DatePastDay, DatePastWeek, DatePastMonth:
@@ -192,7 +227,23 @@ func (c *Client) SearchPosts(ctx context.Context, p SearchParams) (SearchPage, e
 	default:
 		return SearchPage{}, fmt.Errorf("pronet: search posts: sortBy %q is not date_posted or relevance", p.SortBy)
 	}
-	q := url.Values{"keywords": {p.Keywords}}
+	if p.ContentType != "" && !slices.Contains(ContentTypes(), p.ContentType) {
+		return SearchPage{}, fmt.Errorf("pronet: search posts: contentType %q is not one of %s", p.ContentType, strings.Join(ContentTypes(), ", "))
+	}
+	for _, m := range p.MentionsMember {
+		if _, err := ParseMemberURN(m); err != nil {
+			return SearchPage{}, fmt.Errorf("pronet: search posts: %w", err)
+		}
+	}
+	for _, o := range p.MentionsOrganization {
+		if _, err := ParseCompanyID(o); err != nil {
+			return SearchPage{}, fmt.Errorf("pronet: search posts: %w", err)
+		}
+	}
+	q := url.Values{}
+	if p.Keywords != "" {
+		q.Set("keywords", p.Keywords)
+	}
 	if p.DatePosted != "" {
 		q.Set("datePosted", p.DatePosted)
 	}
@@ -201,6 +252,15 @@ func (c *Client) SearchPosts(ctx context.Context, p SearchParams) (SearchPage, e
 	}
 	if p.ContentType != "" {
 		q.Set("contentType", p.ContentType)
+	}
+	if t := strings.TrimSpace(p.AuthorTitle); t != "" {
+		q.Set("authorTitle", t)
+	}
+	if len(p.MentionsMember) > 0 {
+		q.Set("mentionsMember", strings.Join(p.MentionsMember, ","))
+	}
+	if len(p.MentionsOrganization) > 0 {
+		q.Set("mentionsOrganization", strings.Join(p.MentionsOrganization, ","))
 	}
 	if p.Page > 0 {
 		q.Set("page", strconv.Itoa(p.Page))

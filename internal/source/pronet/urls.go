@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -178,4 +180,72 @@ func isPostID(s string) bool {
 		}
 	}
 	return true
+}
+
+// Errors wrapped by the identifier parsers.
+var (
+	ErrInvalidMemberURN = errors.New("not a pronet member URN")
+	ErrInvalidCompanyID = errors.New("not a pronet company id")
+)
+
+const memberURNPrefix = "urn:li:member:"
+
+// ParseMemberURN checks a member URN as POST /v1/profile/enrich returns it in pronet_urn
+// (urn:li:member:<id>, the id 1-19 digits) and returns it canonical: the prefix in lower case,
+// the id without leading zeros.
+func ParseMemberURN(s string) (string, error) {
+	t := strings.TrimSpace(s)
+	if len(t) < len(memberURNPrefix) || !strings.EqualFold(t[:len(memberURNPrefix)], memberURNPrefix) {
+		return "", fmt.Errorf("pronet: member %q: want urn:li:member:<id>: %w", s, ErrInvalidMemberURN)
+	}
+	id, ok := positiveID(t[len(memberURNPrefix):])
+	if !ok {
+		return "", fmt.Errorf("pronet: member %q: id must be 1-19 digits: %w", s, ErrInvalidMemberURN)
+	}
+	return memberURNPrefix + id, nil
+}
+
+// ParseCompanyID returns the numeric id of a company given bare (1-19 digits) or as
+// urn:li:company:<id> or urn:li:organization:<id>, without leading zeros.
+func ParseCompanyID(s string) (string, error) {
+	t := strings.TrimSpace(s)
+	for _, prefix := range []string{"urn:li:company:", "urn:li:organization:"} {
+		if len(t) > len(prefix) && strings.EqualFold(t[:len(prefix)], prefix) {
+			t = t[len(prefix):]
+			break
+		}
+	}
+	id, ok := positiveID(t)
+	if !ok {
+		return "", fmt.Errorf("pronet: company %q: want a numeric company id: %w", s, ErrInvalidCompanyID)
+	}
+	return id, nil
+}
+
+// positiveID accepts 1-19 ASCII digits that are not all zero and drops leading zeros.
+func positiveID(s string) (string, bool) {
+	if s == "" || len(s) > 19 {
+		return "", false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return "", false
+		}
+	}
+	s = strings.TrimLeft(s, "0")
+	return s, s != ""
+}
+
+// ActivityTime is when a post whose activity id is urn was published: activity ids carry
+// their creation time in milliseconds above their low 22 bits. ok is false for anything else.
+func ActivityTime(urn string) (time.Time, bool) {
+	id, ok := positiveID(strings.TrimPrefix(urn, "urn:li:activity:"))
+	if !ok {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil || n>>22 == 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(int64(n >> 22)).UTC(), true
 }
