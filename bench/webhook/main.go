@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -35,10 +36,25 @@ func main() {
 		conc     = flag.Int("c", 16, "concurrent clients")
 		dur      = flag.Duration("d", 20*time.Second, "how long to send requests")
 		database = flag.String("database-url", "", "database (default: SQLite in a temporary folder)")
+		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	)
 	flag.Parse()
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "webhook:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "webhook:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*conc, *dur, *database); err != nil {
 		fmt.Fprintln(os.Stderr, "webhook:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

@@ -76,42 +76,43 @@ func (s *Server) handleHook(ctx context.Context, in *hookInput) (*hookReply, err
 	if in.ID != "" {
 		x.EventKey = "webhook:" + in.ID
 	}
-	created, err := s.store.CreateExecution(ctx, &x, nil, s.cfg.SearchRunLease, in.Wait)
-	if err != nil {
-		return nil, s.fail(ctx, err)
-	}
-	out := &hookReply{Status: http.StatusAccepted, Body: Envelope[hookOut]{Message: "Execution started", Success: true, Data: hookOut{ExecutionID: x.ID}}}
-	if !created {
-		out.Body.Message = "Already received: the webhook-id fired this execution before"
-		return out, nil
-	}
+	out := &hookReply{Status: http.StatusAccepted, Body: Envelope[hookOut]{Message: "Execution started", Success: true}}
 	if !in.Wait {
+		created, err := s.store.CreateExecution(ctx, &x, nil, s.cfg.SearchRunLease, false)
+		if err != nil {
+			return nil, s.fail(ctx, err)
+		}
+		out.Body.Data.ExecutionID = x.ID
+		if !created {
+			out.Body.Message = alreadyReceived
+		}
 		return out, nil
 	}
 	// The caller waits: run the execution here rather than through a job.
-	// It is stored and claimed already, so a crash leaves it to the tick.
+	// Once stored it is claimed, so a crash leaves it to the tick.
 	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxWait)
 	defer cancel()
-	if err := s.engine.Run(runCtx, x.ID, x.Claim); err != nil {
-		s.log.Warn("webhook execution", "execution_id", x.ID, "error", err)
-	}
-	done, steps, err := s.store.Execution(ctx, x.ID)
-	if err != nil {
+	res, err := s.engine.Start(runCtx, x)
+	if err != nil && !res.Stored {
 		return nil, s.fail(ctx, err)
 	}
-	out.Status, out.Body.Message = http.StatusOK, "Execution "+string(done.Status)
-	out.Body.Data.Status = string(done.Status)
-	if done.Error != "" {
-		out.Body.Data.Error = &done.Error
+	if err != nil {
+		s.log.Warn("webhook execution", "execution_id", res.ExecutionID, "error", err)
 	}
-	for i := len(steps) - 1; i >= 0; i-- {
-		if steps[i].Status == workflow.StepCompleted {
-			out.Body.Data.Output = steps[i].Output
-			break
-		}
+	out.Body.Data.ExecutionID = res.ExecutionID
+	if res.Duplicate {
+		out.Body.Message = alreadyReceived
+		return out, nil
+	}
+	out.Status, out.Body.Message = http.StatusOK, "Execution "+string(res.Status)
+	out.Body.Data.Status, out.Body.Data.Output = string(res.Status), res.Output
+	if res.Error != "" {
+		out.Body.Data.Error = &res.Error
 	}
 	return out, nil
 }
+
+const alreadyReceived = "Already received: the webhook-id fired this execution before"
 
 // verifyWebhook checks a Standard Webhooks signature.
 func (s *Server) verifyWebhook(w workflow.Workflow, in *hookInput) error {

@@ -56,9 +56,10 @@ func scanExecution(row interface{ Scan(...any) error }) (workflow.Execution, err
 // answers false with x.ID set to the execution it fired.
 func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
 	var created bool
-	err := s.inJobTx(ctx, func(tx JobTx) error {
+	h := s.hot(ctx)
+	err := s.inGroupJobTx(ctx, func(tx JobTx) error {
 		var err error
-		created, err = s.insertExecutionTx(ctx, tx, x, steps, lease, inline)
+		created, err = s.insertExecutionTx(ctx, tx, h, x, steps, lease, inline)
 		return err
 	})
 	if err != nil {
@@ -67,7 +68,12 @@ func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, step
 	return created, nil
 }
 
-func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
+const insertExecutionSQL = `INSERT INTO workflow_executions (id, workflow_id, account_id, version, definition, event_name,
+        event_key, trigger, test_config, status, error, rerun_of, claim, created_at, started_at, ended_at, resume_at)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+ ON CONFLICT DO NOTHING`
+
+func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, h *hotStmts, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
 	def, err := json.Marshal(x.Definition)
 	if err != nil {
 		return false, err
@@ -84,20 +90,29 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 		}
 		test = string(raw)
 	}
+	// An execution the engine began in memory (Engine.Start) comes with
+	// its id, claim and start, and may have ended already.
 	now := s.now().UTC().Truncate(time.Millisecond)
-	x.ID, x.Status, x.Claim, x.CreatedAt, x.StartedAt = NewID(), workflow.ExecutionRunning, NewID(), now, now
-	resume := s.firstRunAt(now, lease)
-	if inline {
-		resume = now.Add(lease)
+	if x.ID == "" {
+		x.ID, x.Claim, x.CreatedAt, x.StartedAt = NewID(), NewID(), now, now
 	}
-	x.ResumeAt = &resume
-	res, err := tx.SQL.ExecContext(ctx,
-		`INSERT INTO workflow_executions (id, workflow_id, account_id, version, definition, event_name, event_key, trigger,
-		        test_config, status, rerun_of, claim, created_at, started_at, resume_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $12, $13)
-		 ON CONFLICT DO NOTHING`,
+	if x.Status == "" {
+		x.Status = workflow.ExecutionRunning
+	}
+	var resume, ended any
+	if x.Status == workflow.ExecutionRunning {
+		at := s.firstRunAt(now, lease)
+		if inline {
+			at = now.Add(lease)
+		}
+		x.ResumeAt = &at
+		resume = ms(at)
+	} else {
+		ended = optMS(x.EndedAt)
+	}
+	res, err := execIn(ctx, tx.SQL, h.insertExecution, insertExecutionSQL,
 		x.ID, x.WorkflowID, x.AccountID, x.Version, string(def), x.EventName, nullString(x.EventKey), string(trig),
-		test, nullString(x.RerunOf), x.Claim, ms(now), ms(resume))
+		test, string(x.Status), nullString(x.Error), nullString(x.RerunOf), x.Claim, ms(x.CreatedAt), ms(x.StartedAt), ended, resume)
 	if err != nil {
 		return false, err
 	}
@@ -106,7 +121,7 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 			x.WorkflowID, x.EventKey).Scan(&x.ID)
 	}
 	for _, st := range steps {
-		if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
+		if err := saveStepTx(ctx, tx.SQL, h, x.ID, st); err != nil {
 			return false, err
 		}
 	}
@@ -124,6 +139,7 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 // took.
 func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit int) (int, error) {
 	var n int
+	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		lock := ""
 		if s.dialect == Postgres {
@@ -184,7 +200,7 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 				}
 				x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
 					EventName: workflow.TriggerNewPost, EventKey: "event:" + e.id, Trigger: payload}
-				if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
+				if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
 					return err
 				}
 			}
@@ -205,6 +221,7 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 // is the engagement as the topics API shows it, plus the post.
 func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, limit int) (int, error) {
 	var n int
+	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		lock := ""
 		if s.dialect == Postgres {
@@ -260,7 +277,7 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 				}
 				x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
 					EventName: workflow.TriggerEngagement, EventKey: "engagement:" + ev.id, Trigger: ev.payload}
-				if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
+				if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
 					return err
 				}
 			}
@@ -297,6 +314,7 @@ func engagementPayload(e Engagement, post []byte) map[string]any {
 // It returns how many workflows fired.
 func (s *Store) DispatchSchedules(ctx context.Context, now time.Time, lease time.Duration, limit int) (int, error) {
 	var n int
+	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		lock := ""
 		if s.dialect == Postgres {
@@ -345,7 +363,7 @@ func (s *Store) DispatchSchedules(ctx context.Context, now time.Time, lease time
 			x := workflow.Execution{WorkflowID: d.w.ID, AccountID: d.w.AccountID, Version: d.w.Version, Definition: d.w.Definition,
 				EventName: workflow.TriggerScheduled, EventKey: "schedule:" + occurrence.UTC().Format(time.RFC3339),
 				Trigger: map[string]any{"scheduled_at": occurrence.UTC().Format(time.RFC3339), "fired_at": now.UTC().Format(time.RFC3339)}}
-			if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
+			if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
 				return err
 			}
 			if _, err := tx.SQL.ExecContext(ctx, `UPDATE workflows SET next_fire_at = $2 WHERE id = $1`, d.w.ID, ms(*next)); err != nil {
@@ -518,7 +536,14 @@ func jsonOrNull(v any, present bool) (any, error) {
 	return string(raw), nil
 }
 
-func saveStepTx(ctx context.Context, tx *sql.Tx, executionID string, st workflow.Step) error {
+const saveStepSQL = `INSERT INTO workflow_steps (execution_id, step_key, seq, step_id, step_name, operation, status, attempts,
+        started_at, ended_at, input, output, mapped_output, error, resume_at)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+ ON CONFLICT (execution_id, step_key) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+        started_at = excluded.started_at, ended_at = excluded.ended_at, input = excluded.input, output = excluded.output,
+        mapped_output = excluded.mapped_output, error = excluded.error, resume_at = excluded.resume_at`
+
+func saveStepTx(ctx context.Context, tx *sql.Tx, h *hotStmts, executionID string, st workflow.Step) error {
 	attempts, err := json.Marshal(st.Attempts)
 	if err != nil {
 		return err
@@ -542,14 +567,7 @@ func saveStepTx(ctx context.Context, tx *sql.Tx, executionID string, st workflow
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx,
-		`INSERT INTO workflow_steps (execution_id, step_key, seq, step_id, step_name, operation, status, attempts, started_at, ended_at,
-		        input, output, mapped_output, error, resume_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-		 ON CONFLICT (execution_id, step_key) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-		        started_at = excluded.started_at, ended_at = excluded.ended_at, input = excluded.input, output = excluded.output,
-		        mapped_output = excluded.mapped_output, error = excluded.error, resume_at = excluded.resume_at`,
-		executionID, st.Key, st.Seq, st.StepID, st.Name, st.Operation, string(st.Status), string(attempts),
+	_, err = execIn(ctx, tx, h.saveStep, saveStepSQL, executionID, st.Key, st.Seq, st.StepID, st.Name, st.Operation, string(st.Status), string(attempts),
 		optMS(st.StartedAt), optMS(st.EndedAt), input, output, mapped, stepErr, optMS(st.ResumeAt))
 	return err
 }
@@ -565,8 +583,9 @@ func optMS(t *time.Time) any {
 // transaction with a step's charge when there is one. ErrClaimLost when
 // the execution is no longer the caller's to advance.
 func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *Charge, lease time.Duration) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := renewTx(ctx, tx, x, s.now().Add(lease)); err != nil {
+	h := s.hot(ctx)
+	err := s.inGroupTx(ctx, func(tx *sql.Tx) error {
+		if err := renewTx(ctx, tx, h, x, s.now().Add(lease)); err != nil {
 			return err
 		}
 		if charge != nil {
@@ -575,7 +594,7 @@ func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []wor
 			}
 		}
 		for _, st := range steps {
-			if err := saveStepTx(ctx, tx, x.ID, st); err != nil {
+			if err := saveStepTx(ctx, tx, h, x.ID, st); err != nil {
 				return err
 			}
 		}
@@ -587,9 +606,10 @@ func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []wor
 	return nil
 }
 
-func renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, until time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET resume_at = $3
-		WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, ms(until))
+const renewSQL = `UPDATE workflow_executions SET resume_at = $3 WHERE id = $1 AND claim = $2 AND status = 'running'`
+
+func renewTx(ctx context.Context, tx *sql.Tx, h *hotStmts, x workflow.Execution, until time.Time) error {
+	res, err := execIn(ctx, tx, h.renew, renewSQL, x.ID, x.Claim, ms(until))
 	if err != nil {
 		return err
 	}
@@ -601,10 +621,13 @@ func renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, until time.T
 
 // FinishExecution records the last steps and ends the caller's execution
 // as completed or failed, in one transaction.
+const finishExecutionSQL = `UPDATE workflow_executions SET status = $3, error = $4, ended_at = $5, resume_at = NULL
+ WHERE id = $1 AND claim = $2 AND status = 'running'`
+
 func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, errMsg string) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET status = $3, error = $4, ended_at = $5, resume_at = NULL
-			WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, string(status), nullString(errMsg), ms(s.now()))
+	h := s.hot(ctx)
+	err := s.inGroupTx(ctx, func(tx *sql.Tx) error {
+		res, err := execIn(ctx, tx, h.finish, finishExecutionSQL, x.ID, x.Claim, string(status), nullString(errMsg), ms(s.now()))
 		if err != nil {
 			return err
 		}
@@ -612,7 +635,7 @@ func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps
 			return ErrClaimLost
 		}
 		for _, st := range steps {
-			if err := saveStepTx(ctx, tx, x.ID, st); err != nil {
+			if err := saveStepTx(ctx, tx, h, x.ID, st); err != nil {
 				return err
 			}
 		}
@@ -628,9 +651,10 @@ func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps
 // job scheduled at until (and to the tick, should that job be lost).
 func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, until time.Time) error {
 	claim := NewID()
+	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		for _, st := range steps {
-			if err := saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
+			if err := saveStepTx(ctx, tx.SQL, h, x.ID, st); err != nil {
 				return err
 			}
 		}

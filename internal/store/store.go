@@ -52,6 +52,10 @@ type Store struct {
 	now  func() time.Time
 	// jobs enqueues River jobs inside store transactions (SetJobInserter).
 	jobs JobInserter
+	// hotStmts are the workflow engine's prepared statements (SQLite).
+	hotStmts hotCache
+	// group folds concurrent SQLite writes into one transaction.
+	group groupCommit
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….

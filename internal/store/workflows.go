@@ -366,9 +366,16 @@ func (s *Store) DraftedWorkflows(ctx context.Context, accountID string, ids []st
 
 // WorkflowByWebhookToken returns the workflow whose webhook URL holds the
 // token, whatever its status; ErrNotFound when none (or deleted).
+const webhookWorkflowSQL = `SELECT ` + workflowColumns + ` FROM workflows WHERE webhook_token = $1 AND deleted_at IS NULL`
+
 func (s *Store) WorkflowByWebhookToken(ctx context.Context, token string) (workflow.Workflow, error) {
-	w, err := scanWorkflow(s.read.QueryRowContext(ctx,
-		`SELECT `+workflowColumns+` FROM workflows WHERE webhook_token = $1 AND deleted_at IS NULL`, token))
+	var row *sql.Row
+	if st := s.hot(ctx).webhookWorkflow; st != nil {
+		row = st.QueryRowContext(ctx, token)
+	} else {
+		row = s.read.QueryRowContext(ctx, webhookWorkflowSQL, token)
+	}
+	w, err := scanWorkflow(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return workflow.Workflow{}, fmt.Errorf("store: webhook: %w", ErrNotFound)
 	}

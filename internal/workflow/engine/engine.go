@@ -20,6 +20,7 @@ import (
 
 // Repository is the state the engine keeps.
 type Repository interface {
+	CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error)
 	Execution(ctx context.Context, id string) (workflow.Execution, []workflow.Step, error)
 	SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *store.Charge, lease time.Duration) error
 	ParkExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, until time.Time) error
@@ -81,8 +82,26 @@ func (e *Engine) program(x workflow.Execution) (*workflow.Program, error) {
 // errParked stops a run that waits for a delay.
 var errParked = errors.New("engine: execution parked")
 
-// Run advances an execution as far as it goes: to its end, to a delay,
-// or until its claim is lost.
+// errDuplicate stops a run whose event had fired the workflow before.
+var errDuplicate = errors.New("engine: event fired before")
+
+// Outcome is where a run left an execution.
+type Outcome struct {
+	ExecutionID string
+	// Stored says the execution is in the database (Start stores it
+	// only when a step acts outside it, or when it ends).
+	Stored bool
+	// Duplicate says the execution's event had fired the workflow
+	// before: nothing ran, and ExecutionID is the earlier execution.
+	Duplicate bool
+	Status    workflow.ExecutionStatus
+	Error     string
+	// Output is the output of the step that completed last.
+	Output any
+}
+
+// Run advances a stored execution as far as it goes: to its end, to a
+// delay, or until its claim is lost.
 func (e *Engine) Run(ctx context.Context, id, claim string) error {
 	x, steps, err := e.Repo.Execution(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -94,30 +113,43 @@ func (e *Engine) Run(ctx context.Context, id, claim string) error {
 	if x.Status != workflow.ExecutionRunning || x.Claim != claim {
 		return nil
 	}
-	prog, err := e.program(x)
-	if err != nil {
-		return e.finish(ctx, x, nil, workflow.ExecutionFailed, "the definition does not compile: "+err.Error())
+	_, err = e.walk(ctx, x, steps, false)
+	return err
+}
+
+// Start runs a new execution that is not stored yet, for a caller that
+// waits for its end. Steps without effects outside the execution (control
+// flow, set) run in memory; the execution is stored, claimed, with those
+// steps before the first step that acts outside it, or at its end, so an
+// execution that only computes costs one write. A crash before that write
+// loses nothing the caller was told about.
+func (e *Engine) Start(ctx context.Context, x workflow.Execution) (Outcome, error) {
+	now := e.Now().UTC().Truncate(time.Millisecond)
+	if x.ID == "" {
+		x.ID = store.NewID()
 	}
+	x.Status, x.Claim, x.CreatedAt, x.StartedAt = workflow.ExecutionRunning, store.NewID(), now, now
+	return e.walk(ctx, x, nil, true)
+}
+
+func (e *Engine) walk(ctx context.Context, x workflow.Execution, steps []workflow.Step, unsaved bool) (Outcome, error) {
+	prog, err := e.program(x)
 	r := newRun(e, x, prog, steps)
+	r.unsaved = unsaved
+	if err != nil {
+		return r.finish(ctx, workflow.ExecutionFailed, "the definition does not compile: "+err.Error())
+	}
 	_, err = r.region(ctx, r.topLevel(), workflow.Source, r.baseScope(), "")
 	var failed *stepFailed
 	switch {
-	case errors.Is(err, errParked), errors.Is(err, store.ErrClaimLost):
-		return nil
+	case errors.Is(err, errDuplicate), errors.Is(err, errParked), errors.Is(err, store.ErrClaimLost):
+		return r.outcome(workflow.ExecutionRunning, ""), nil
 	case errors.As(err, &failed):
-		return e.finish(ctx, x, r.pending, workflow.ExecutionFailed, failed.Error())
+		return r.finish(ctx, workflow.ExecutionFailed, failed.Error())
 	case err != nil:
-		return err
+		return r.outcome(workflow.ExecutionRunning, ""), err
 	}
-	return e.finish(ctx, x, r.pending, workflow.ExecutionCompleted, "")
-}
-
-func (e *Engine) finish(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, msg string) error {
-	err := e.Repo.FinishExecution(ctx, x, steps, status, msg)
-	if errors.Is(err, store.ErrClaimLost) {
-		return nil
-	}
-	return err
+	return r.finish(ctx, workflow.ExecutionCompleted, "")
 }
 
 // stepFailed ends an execution as failed.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,6 +34,9 @@ type run struct {
 	// exited is set once a builtin:exit ran (or replayed): every level
 	// still walking stops.
 	exited bool
+	// unsaved says the execution is not stored yet (Engine.Start);
+	// duplicate, that storing it found its event had fired before.
+	unsaved, duplicate bool
 }
 
 func newRun(e *Engine, x workflow.Execution, prog *workflow.Program, steps []workflow.Step) *run {
@@ -211,8 +215,71 @@ func (r *run) newRecord(a workflow.Action, path string) workflow.Step {
 	return workflow.Step{Key: key, Seq: r.seq, StepID: a.ID, Name: a.Name, Operation: a.Kind, Status: workflow.StepPending}
 }
 
+// persist stores an execution that Start began in memory, claimed, with
+// the steps pending; errDuplicate when its event had fired before.
+func (r *run) persist(ctx context.Context) error {
+	if !r.unsaved {
+		return nil
+	}
+	created, err := r.e.Repo.CreateExecution(ctx, &r.x, r.pending, r.e.Lease, true)
+	if err != nil {
+		return err
+	}
+	if !created {
+		r.duplicate = true
+		return errDuplicate
+	}
+	r.unsaved, r.pending = false, nil
+	return nil
+}
+
+// finish ends the execution with the steps pending, storing it with them
+// when Start began it in memory.
+func (r *run) finish(ctx context.Context, status workflow.ExecutionStatus, msg string) (Outcome, error) {
+	if r.unsaved {
+		now := r.e.Now()
+		x := r.x
+		x.Status, x.Error, x.EndedAt, x.ResumeAt = status, msg, &now, nil
+		created, err := r.e.Repo.CreateExecution(ctx, &x, r.pending, r.e.Lease, true)
+		if err != nil {
+			return r.outcome(workflow.ExecutionRunning, ""), err
+		}
+		r.x.ID, r.unsaved, r.duplicate = x.ID, false, !created
+		if !created {
+			return r.outcome(workflow.ExecutionRunning, ""), nil
+		}
+		return r.outcome(status, msg), nil
+	}
+	err := r.e.Repo.FinishExecution(ctx, r.x, r.pending, status, msg)
+	if errors.Is(err, store.ErrClaimLost) {
+		return r.outcome(workflow.ExecutionRunning, ""), nil
+	}
+	if err != nil {
+		return r.outcome(workflow.ExecutionRunning, ""), err
+	}
+	return r.outcome(status, msg), nil
+}
+
+// outcome reports where the run left the execution.
+func (r *run) outcome(status workflow.ExecutionStatus, msg string) Outcome {
+	o := Outcome{ExecutionID: r.x.ID, Stored: !r.unsaved, Duplicate: r.duplicate, Status: status, Error: msg}
+	var last *workflow.Step
+	for _, st := range r.records {
+		if st.Status == workflow.StepCompleted && (last == nil || st.Seq > last.Seq) {
+			last = &st
+		}
+	}
+	if last != nil {
+		o.Output = last.Output
+	}
+	return o
+}
+
 // save commits a step's record with those pending.
 func (r *run) save(ctx context.Context, st workflow.Step, charge *store.Charge) error {
+	if err := r.persist(ctx); err != nil {
+		return err
+	}
 	if err := r.e.Repo.SaveSteps(ctx, r.x, append(r.pending, st), charge, r.e.Lease); err != nil {
 		return err
 	}
@@ -423,6 +490,9 @@ func (r *run) delay(ctx context.Context, st workflow.Step, in map[string]any) (w
 		st.Status, st.StartedAt, st.ResumeAt = workflow.StepRunning, &now, &until
 	}
 	if now.Before(*st.ResumeAt) {
+		if err := r.persist(ctx); err != nil {
+			return st, err
+		}
 		if err := r.e.Repo.ParkExecution(ctx, r.x, append(r.pending, st), *st.ResumeAt); err != nil {
 			return st, err
 		}
