@@ -74,7 +74,7 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}", "get-search", "Searches", "Get a saved search with its stats", read, alsoErrors(http.StatusNotFound)), s.handleGetSearch)
 	huma.Register(api, route(http.MethodPatch, "/v1/searches/{id}", "update-search", "Searches", "Update a saved search (partial)", write, alsoErrors(http.StatusNotFound)), s.handlePatchSearch)
 	huma.Register(api, route(http.MethodDelete, "/v1/searches/{id}", "delete-search", "Searches", "Delete a saved search; it stops at once", write, alsoErrors(http.StatusNotFound)), s.handleDeleteSearch)
-	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/results", "list-search-results", "Searches", "Results of a saved search, newest first", read, alsoErrors(http.StatusNotFound)), s.handleSearchResults)
+	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/results", "list-search-results", "Searches", "Results of a saved search, newest first, filtered by author; JSON pages or a CSV export", read, alsoErrors(http.StatusNotFound), csvOrJSON(api, resultsBody{}, "SearchResults")), s.handleSearchResults)
 	huma.Register(api, route(http.MethodPost, "/v1/searches/{id}/run", "run-search", "Searches", "Run a saved search now", write, alsoErrors(http.StatusNotFound, http.StatusConflict, http.StatusBadGateway)), s.handleRunSearch)
 
 	// Topics.
@@ -86,7 +86,7 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodPatch, "/v1/topics/{id}", "update-topic", "Topics", "Rename, pause, resume or stop a topic", topicsWrite, alsoErrors(http.StatusNotFound, http.StatusConflict)), s.handlePatchTopic)
 	huma.Register(api, route(http.MethodDelete, "/v1/topics/{id}", "delete-topic", "Topics", "Delete a topic; it stops at once", topicsWrite, alsoErrors(http.StatusNotFound)), s.handleDeleteTopic)
 	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/posts", "list-topic-posts", "Topics", "Posts linked to a topic, newest link first", topicsRead, alsoErrors(http.StatusNotFound)), s.handleTopicPosts)
-	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/engagements", "list-topic-engagements", "Topics", "People who engaged with a topic's posts, one per person, newest first", topicsRead, alsoErrors(http.StatusNotFound)), s.handleTopicEngagers)
+	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/engagements", "list-topic-engagements", "Topics", "People who engaged with a topic's posts, one per person, newest first; JSON pages or a CSV export", topicsRead, alsoErrors(http.StatusNotFound), csvOrJSON(api, engagersBody{}, "TopicEngagers")), s.handleTopicEngagers)
 	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/posts/{post_id}/engagements", "list-topic-post-engagements", "Topics", "Engagements a topic keeps on one of its posts, newest first", topicsRead, alsoErrors(http.StatusNotFound)), s.handlePostEngagements)
 	huma.Register(api, route(http.MethodGet, "/v1/topics/{id}/credits-summary", "topic-credits-summary", "Topics", "Credits a topic consumed in a period", topicsRead, alsoErrors(http.StatusNotFound)), s.handleTopicCreditsSummary)
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
@@ -340,26 +342,38 @@ type topicEngagersInput struct {
 	Page     int    `query:"page" minimum:"1" default:"1"`
 	PageSize int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
 	Cursor   string `query:"cursor" doc:"Start after this next_cursor of a previous page instead of at page: deep pages cost what the first does. Send cursor=start for the first page in this mode."`
+	AuthorQuery
 }
 
-func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput) (*pagedReply[engagementOut], error) {
+func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput) (*huma.StreamResponse, error) {
 	t, err := s.accountTopic(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
+	if in.csv {
+		exp := s.store.ExportTopicEngagers(t.ID, in.filter, csvBatch)
+		return s.csvAnswer(ctx, "topic-"+t.ID+"-engagers.csv", engagersCSVHeader, func(ctx context.Context) ([][]string, error) {
+			es, err := exp.Next(ctx)
+			out := make([][]string, len(es))
+			for i, e := range es {
+				out[i] = engagerRecord(e)
+			}
+			return out, err
+		})
+	}
 	q := pageQuery{in.Page, in.PageSize}
 	if in.Cursor == "" {
-		es, total, err := s.store.TopicEngagers(ctx, t.ID, in.Page, in.PageSize)
+		es, total, err := s.store.FilteredTopicEngagers(ctx, t.ID, in.filter, in.Page, in.PageSize)
 		if err != nil {
 			return nil, s.fail(ctx, err)
 		}
-		return paged("Topic engagements", toEngagements(es), q, total), nil
+		return s.jsonAnswer(paged("Topic engagements", toEngagements(es), q, total).Body), nil
 	}
 	cursor := in.Cursor
 	if cursor == "start" {
 		cursor = store.FirstEngagersCursor()
 	}
-	es, next, total, err := s.store.TopicEngagersAfter(ctx, t.ID, cursor, in.PageSize)
+	es, next, total, err := s.store.FilteredTopicEngagersAfter(ctx, t.ID, in.filter, cursor, in.PageSize)
 	if errors.Is(err, store.ErrBadCursor) {
 		return nil, badCursor()
 	}
@@ -371,7 +385,7 @@ func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput
 	if next == "" {
 		out.Body.Pagination.NextCursor = nil
 	}
-	return out, nil
+	return s.jsonAnswer(out.Body), nil
 }
 
 type postEngagementsInput struct {

@@ -21,12 +21,17 @@ type Item struct {
 }
 
 // Author of an item. Followers is nil when the upstream did not say.
+// Description and Location are what a microblog profile says of its owner
+// (bio and free-text location), kept so that results can be filtered by
+// author; absent when the source gives none.
 type Author struct {
-	Name       string `json:"name"`
-	Username   string `json:"username"`
-	ProfileURL string `json:"profile_url"`
-	Avatar     string `json:"avatar"`
-	Followers  *int   `json:"followers"`
+	Name        string `json:"name"`
+	Username    string `json:"username"`
+	ProfileURL  string `json:"profile_url"`
+	Avatar      string `json:"avatar"`
+	Followers   *int   `json:"followers"`
+	Description string `json:"description,omitempty" doc:"The author's bio (microblog), when the source gives one."`
+	Location    string `json:"location,omitempty" doc:"The author's free-text location (microblog), when the source gives one."`
 }
 
 // Content of an item.

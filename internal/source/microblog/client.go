@@ -52,7 +52,7 @@ func New(cfg Config) *Client {
 const (
 	tweetFields = "created_at,public_metrics,entities,lang,conversation_id,referenced_tweets,attachments,author_id,in_reply_to_user_id"
 	expansions  = "author_id,attachments.media_keys"
-	userFields  = "username,name,profile_image_url,public_metrics,verified"
+	userFields  = "username,name,profile_image_url,public_metrics,verified,description,location"
 	mediaFields = "type,url,preview_image_url"
 )
 

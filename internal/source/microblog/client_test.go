@@ -81,7 +81,7 @@ func TestSearchRecent(t *testing.T) {
 		"next_token":   "tok1",
 		"expansions":   "author_id,attachments.media_keys",
 		"tweet.fields": "created_at,public_metrics,entities,lang,conversation_id,referenced_tweets,attachments,author_id,in_reply_to_user_id",
-		"user.fields":  "username,name,profile_image_url,public_metrics,verified",
+		"user.fields":  "username,name,profile_image_url,public_metrics,verified,description,location",
 		"media.fields": "type,url,preview_image_url",
 	}
 	for k, v := range wantQuery {
@@ -218,7 +218,7 @@ func TestUserByUsername(t *testing.T) {
 	if err != nil || u.ID != "12" || u.PublicMetrics.FollowersCount != 6000000 {
 		t.Fatalf("user = %+v, %v", u, err)
 	}
-	if q := srv.Requests()[0].Query.Get("user.fields"); q != "username,name,profile_image_url,public_metrics,verified" {
+	if q := srv.Requests()[0].Query.Get("user.fields"); q != "username,name,profile_image_url,public_metrics,verified,description,location" {
 		t.Errorf("user.fields = %q", q)
 	}
 	for _, name := range []string{"nobody_here", "suspended"} {

@@ -64,7 +64,7 @@ func ItemFromTweet(t Tweet, collectedAt time.Time) source.Item {
 	}
 	if a := t.Author; a != nil {
 		it.Author = source.Author{Name: a.Name, Username: a.Username, ProfileURL: ProfileURL(a.Username),
-			Avatar: a.ProfileImageURL}
+			Avatar: a.ProfileImageURL, Description: a.Description, Location: a.Location}
 		if a.PublicMetrics != nil {
 			it.Author.Followers = source.IntPtr(a.PublicMetrics.FollowersCount)
 		}

@@ -82,6 +82,8 @@ type User struct {
 	Username        string       `json:"username"`
 	ProfileImageURL string       `json:"profile_image_url,omitempty"`
 	Verified        bool         `json:"verified"`
+	Description     string       `json:"description,omitempty"`
+	Location        string       `json:"location,omitempty"`
 	PublicMetrics   *UserMetrics `json:"public_metrics,omitempty"`
 }
 
