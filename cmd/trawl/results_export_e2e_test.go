@@ -36,7 +36,7 @@ type exportFixture struct {
 	account  string
 	searchID string
 	topicID  string
-	items    []source.Item             // the search's results, newest first
+	items    []source.Item            // the search's results, newest first
 	people   map[string]topic.Profile // collected profiles, by username
 }
 

@@ -310,7 +310,7 @@ func (s *Store) resultAuthorColumns(sr search.Search) string {
 // (whose collected profiles a read joins); microblog searches have none.
 func withPeople(sr search.Search) bool { return !strings.HasPrefix(string(sr.Kind), "microblog-") }
 
-// itemField is a text member of a stored result item ('' when absent).
+// itemField is a text member of a stored result item, empty when absent.
 func (s *Store) itemField(path ...string) string {
 	if s.dialect == Postgres {
 		expr := "r.item"
