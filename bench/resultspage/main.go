@@ -12,39 +12,29 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
+	"github.com/trawlhq/trawl/bench/internal/benchkit"
 	"github.com/trawlhq/trawl/internal/auth"
-	"github.com/trawlhq/trawl/internal/config"
-	"github.com/trawlhq/trawl/internal/httpapi"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
 )
-
-const defaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
 type options struct {
 	engine      string
@@ -67,7 +57,7 @@ func main() {
 	flag.IntVar(&o.warmup, "warmup", 50, "untimed requests before each scenario")
 	flag.IntVar(&o.batch, "batch", 5000, "results per seeding transaction")
 	flag.IntVar(&o.limit, "limit", 50, "page size asked for")
-	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
+	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+benchkit.DefaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database (to EXPLAIN queries) and print where it is")
 	flag.Parse()
 	// Interrupted, it still removes its database on the way out.
@@ -84,7 +74,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.rows < 1 || o.deep < 0 || o.deep >= o.rows || o.requests < 1 || o.batch < 1 || o.limit < 1 {
 		return errors.New("want rows >= 1, 0 <= deep < rows, requests >= 1, batch >= 1, limit >= 1")
 	}
-	dbURL, cleanup, err := database(ctx, o)
+	dbURL, cleanup, err := benchkit.Database(ctx, o.engine, o.postgresURL, "resultspage", o.keep)
 	if err != nil {
 		return err
 	}
@@ -123,7 +113,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	fmt.Fprintln(out)
 
-	api, stop, err := serve(st)
+	api, stop, err := benchkit.Serve(st)
 	if err != nil {
 		return err
 	}
@@ -135,7 +125,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		{name: fmt.Sprintf("HTTP deep page (after %d)", o.deep), cursor: deepCursor, firstItem: o.rows - 1 - o.deep},
 	}
 	c := &client{http: &http.Client{Timeout: 30 * time.Second}, base: api, key: key, searchID: sr.ID, limit: o.limit}
-	var rows []result
+	var rows []benchkit.Result
 	for _, sc := range scenarios {
 		r, err := c.measure(ctx, sc, o.warmup, o.requests)
 		if err != nil {
@@ -152,68 +142,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		rows = append(rows, r)
 	}
-	printTable(out, rows)
+	benchkit.PrintTable(out, rows, 20*time.Millisecond)
 	if o.keep {
 		fmt.Fprintf(out, "\nkept database: %s (search %s)\n", dbURL, sr.ID)
 	}
 	return nil
-}
-
-// database returns the URL of a fresh database of the engine and a function
-// that removes it.
-func database(ctx context.Context, o options) (string, func(), error) {
-	switch o.engine {
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "trawl-resultspage-")
-		if err != nil {
-			return "", nil, err
-		}
-		cleanup := func() {
-			if !o.keep {
-				os.RemoveAll(dir)
-			}
-		}
-		return "sqlite://" + filepath.Join(dir, "trawl.db"), cleanup, nil
-	case "postgres":
-		base := o.postgresURL
-		if base == "" {
-			base = cmpOr(os.Getenv("TRAWL_TEST_POSTGRES_URL"), defaultPostgresURL)
-		}
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		schema := "trawl_bench_" + hex.EncodeToString(b[:])
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			return "", nil, err
-		}
-		if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
-			admin.Close()
-			return "", nil, fmt.Errorf("create schema: %w", err)
-		}
-		cleanup := func() {
-			if !o.keep {
-				_, _ = admin.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
-			}
-			admin.Close()
-		}
-		u, err := url.Parse(base)
-		if err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String(), cleanup, nil
-	}
-	return "", nil, fmt.Errorf("unknown engine %q: want sqlite or postgres", o.engine)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // fixture creates a CUSTOM account, an all-permission key and a search.
@@ -269,41 +202,10 @@ func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) e
 	return nil
 }
 
-// serve starts the real API on a loopback port.
-func serve(st *store.Store) (string, func(), error) {
-	cfg := &config.Config{
-		Addr: "127.0.0.1:0", DataDir: os.TempDir(), DatabaseURL: "unused",
-		// The benchmark is one key making thousands of requests a minute.
-		RateLimitStarter: 1 << 30, RateLimitEnterprise: 1 << 30, RateLimitCustom: 1 << 30,
-		CreditsStarter: 1000, CreditsEnterprise: 25000, CreditsCustom: 100000,
-		MicroblogHosts: []string{"x.com", "twitter.com"}, PronetHosts: []string{"linkedin.com"},
-	}
-	// Access logs are encoded as in production, then dropped.
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: time.Now})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	stop := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}
-	return "http://" + ln.Addr().String(), stop, nil
-}
-
 type scenario struct {
 	name      string
 	cursor    string
 	firstItem int // generator index of the page's first result
-}
-
-type result struct {
-	name      string
-	latencies []time.Duration
 }
 
 type client struct {
@@ -322,39 +224,39 @@ type pageBody struct {
 // measure times warmup+n sequential requests for the scenario's page and
 // keeps the last n. Every answer must be a full page starting where the
 // scenario says; the check happens outside the timed part.
-func (c *client) measure(ctx context.Context, sc scenario, warmup, n int) (result, error) {
+func (c *client) measure(ctx context.Context, sc scenario, warmup, n int) (benchkit.Result, error) {
 	u := c.base + "/v1/searches/" + c.searchID + "/results?limit=" + strconv.Itoa(c.limit)
 	if sc.cursor != "" {
 		u += "&cursor=" + url.QueryEscape(sc.cursor)
 	}
-	res := result{name: sc.name, latencies: make([]time.Duration, 0, n)}
+	res := benchkit.Result{Name: sc.name, Latencies: make([]time.Duration, 0, n)}
 	for i := range warmup + n {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
-			return result{}, err
+			return benchkit.Result{}, err
 		}
 		req.Header.Set("x-api-key", c.key)
 		start := time.Now()
 		resp, err := c.http.Do(req)
 		if err != nil {
-			return result{}, err
+			return benchkit.Result{}, err
 		}
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		took := time.Since(start)
 		if err != nil {
-			return result{}, err
+			return benchkit.Result{}, err
 		}
 		if resp.StatusCode != http.StatusOK {
-			return result{}, fmt.Errorf("status %d: %s", resp.StatusCode, body)
+			return benchkit.Result{}, fmt.Errorf("status %d: %s", resp.StatusCode, body)
 		}
 		if i == 0 || i == warmup+n-1 {
 			if err := checkPage(body, sc.firstItem, c.limit); err != nil {
-				return result{}, err
+				return benchkit.Result{}, err
 			}
 		}
 		if i >= warmup {
-			res.latencies = append(res.latencies, took)
+			res.Latencies = append(res.Latencies, took)
 		}
 	}
 	return res, nil
@@ -375,45 +277,21 @@ func checkPage(body []byte, firstItem, limit int) error {
 	return nil
 }
 
-func measureStore(ctx context.Context, st *store.Store, sr search.Search, sc scenario, limit, warmup, n int) (result, error) {
-	res := result{name: strings.Replace(sc.name, "HTTP", "store", 1), latencies: make([]time.Duration, 0, n)}
+func measureStore(ctx context.Context, st *store.Store, sr search.Search, sc scenario, limit, warmup, n int) (benchkit.Result, error) {
+	res := benchkit.Result{Name: strings.Replace(sc.name, "HTTP", "store", 1), Latencies: make([]time.Duration, 0, n)}
 	for i := range warmup + n {
 		start := time.Now()
 		page, err := st.Results(ctx, sr, limit, sc.cursor, time.Time{})
 		took := time.Since(start)
 		if err != nil {
-			return result{}, err
+			return benchkit.Result{}, err
 		}
 		if len(page.Items) == 0 || page.Items[0].ID != store.SyntheticItemID(sc.firstItem) {
-			return result{}, fmt.Errorf("store page does not start at %s", store.SyntheticItemID(sc.firstItem))
+			return benchkit.Result{}, fmt.Errorf("store page does not start at %s", store.SyntheticItemID(sc.firstItem))
 		}
 		if i >= warmup {
-			res.latencies = append(res.latencies, took)
+			res.Latencies = append(res.Latencies, took)
 		}
 	}
 	return res, nil
 }
-
-func printTable(out io.Writer, rows []result) {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\trequests\tp50\tp95\tp99\tmax\tp95 < 20 ms\t")
-	for _, r := range rows {
-		l := slices.Clone(r.latencies)
-		slices.Sort(l)
-		ok := "yes"
-		if percentile(l, 95) >= 20*time.Millisecond {
-			ok = "NO"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.name, len(l),
-			ms(percentile(l, 50)), ms(percentile(l, 95)), ms(percentile(l, 99)), ms(l[len(l)-1]), ok)
-	}
-	tw.Flush()
-}
-
-// percentile of sorted latencies, nearest rank.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p + 99) / 100
-	return sorted[max(i-1, 0)]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }

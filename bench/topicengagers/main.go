@@ -16,32 +16,25 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
+	"github.com/trawlhq/trawl/bench/internal/benchkit"
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
 )
-
-const defaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
 type options struct {
 	engine      string
@@ -66,7 +59,7 @@ func main() {
 	flag.IntVar(&o.requests, "requests", 200, "timed calls per scenario")
 	flag.IntVar(&o.warmup, "warmup", 10, "untimed calls before each scenario")
 	flag.IntVar(&o.batch, "batch", 20000, "engagements per seeding transaction")
-	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
+	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+benchkit.DefaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database (to EXPLAIN queries) and print where it is")
 	flag.Parse()
 	// Interrupted, it still removes its database on the way out.
@@ -85,7 +78,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return errors.New("want posts >= 1, engagements a multiple of posts, page-size >= 1, " +
 			"1 <= deep-page with (deep-page-1)*page-size < engagements, requests >= 1, warmup >= 0, batch >= 1")
 	}
-	dbURL, cleanup, err := database(ctx, o)
+	dbURL, cleanup, err := benchkit.Database(ctx, o.engine, o.postgresURL, "topicengagers", o.keep)
 	if err != nil {
 		return err
 	}
@@ -129,7 +122,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		{name: fmt.Sprintf("store deep page %d (offset %d)", o.deepPage, (o.deepPage-1)*o.pageSize), page: o.deepPage},
 		{name: fmt.Sprintf("store deep page %d by cursor", o.deepPage), page: o.deepPage, cursor: true},
 	}
-	var rows []result
+	var rows []benchkit.Result
 	for _, sc := range scenarios {
 		r, err := measure(ctx, st, t.ID, l, sc, o.pageSize, o.warmup, o.requests)
 		if err != nil {
@@ -137,61 +130,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		rows = append(rows, r)
 	}
-	printTable(out, rows)
+	benchkit.PrintTable(out, rows, 20*time.Millisecond)
 	if o.keep {
 		fmt.Fprintf(out, "\nkept database: %s (topic %s)\n", dbURL, t.ID)
 	}
 	return nil
-}
-
-// database returns the URL of a fresh database of the engine and a function
-// that removes it.
-func database(ctx context.Context, o options) (string, func(), error) {
-	switch o.engine {
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "trawl-topicengagers-")
-		if err != nil {
-			return "", nil, err
-		}
-		cleanup := func() {
-			if !o.keep {
-				os.RemoveAll(dir)
-			}
-		}
-		return "sqlite://" + filepath.Join(dir, "trawl.db"), cleanup, nil
-	case "postgres":
-		base := o.postgresURL
-		if base == "" {
-			base = cmp.Or(os.Getenv("TRAWL_TEST_POSTGRES_URL"), defaultPostgresURL)
-		}
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		schema := "trawl_bench_" + hex.EncodeToString(b[:])
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			return "", nil, err
-		}
-		if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
-			admin.Close()
-			return "", nil, fmt.Errorf("create schema: %w", err)
-		}
-		cleanup := func() {
-			if !o.keep {
-				_, _ = admin.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
-			}
-			admin.Close()
-		}
-		u, err := url.Parse(base)
-		if err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String(), cleanup, nil
-	}
-	return "", nil, fmt.Errorf("unknown engine %q: want sqlite or postgres", o.engine)
 }
 
 // fixture creates a CUSTOM account and an active topic on it.
@@ -326,16 +269,11 @@ type scenario struct {
 	cursor bool // start after the previous page's last engager instead of at an offset
 }
 
-type result struct {
-	name      string
-	latencies []time.Duration
-}
-
 // measure times warmup+n sequential calls for the scenario's page and keeps
 // the last n. The first and the last answer must be the full page the
 // layout puts there, with the right total; the check is not timed.
-func measure(ctx context.Context, st *store.Store, topicID string, l layout, sc scenario, pageSize, warmup, n int) (result, error) {
-	res := result{name: sc.name, latencies: make([]time.Duration, 0, n)}
+func measure(ctx context.Context, st *store.Store, topicID string, l layout, sc scenario, pageSize, warmup, n int) (benchkit.Result, error) {
+	res := benchkit.Result{Name: sc.name, Latencies: make([]time.Duration, 0, n)}
 	total := l.posts * l.perPost
 	for i := range warmup + n {
 		var (
@@ -356,15 +294,15 @@ func measure(ctx context.Context, st *store.Store, topicID string, l layout, sc 
 			took = time.Since(start)
 		}
 		if err != nil {
-			return result{}, err
+			return benchkit.Result{}, err
 		}
 		if i == 0 || i == warmup+n-1 {
 			if err := checkPage(l, page, count, (sc.page-1)*pageSize, min(pageSize, total-(sc.page-1)*pageSize)); err != nil {
-				return result{}, err
+				return benchkit.Result{}, err
 			}
 		}
 		if i >= warmup {
-			res.latencies = append(res.latencies, took)
+			res.Latencies = append(res.Latencies, took)
 		}
 	}
 	return res, nil
@@ -386,27 +324,3 @@ func checkPage(l layout, page []store.Engagement, total int64, skip, want int) e
 	}
 	return nil
 }
-
-func printTable(out io.Writer, rows []result) {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tcalls\tp50\tp95\tp99\tmax\tp95 <= 20 ms\t")
-	for _, r := range rows {
-		l := slices.Clone(r.latencies)
-		slices.Sort(l)
-		ok := "yes"
-		if percentile(l, 95) > 20*time.Millisecond {
-			ok = "NO"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.name, len(l),
-			ms(percentile(l, 50)), ms(percentile(l, 95)), ms(percentile(l, 99)), ms(l[len(l)-1]), ok)
-	}
-	tw.Flush()
-}
-
-// percentile of sorted latencies, nearest rank.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p + 99) / 100
-	return sorted[max(i-1, 0)]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }

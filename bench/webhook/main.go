@@ -3,9 +3,12 @@
 // that each answer comes after the execution and its steps are stored. It
 // starts `trawl serve` in-process on a fresh SQLite database (or
 // -database-url), drives it from -c concurrent clients for -d, and prints
-// executions per second and latency percentiles.
+// executions per second and latency percentiles. With -serve it only sets
+// up the workflow, prints its hook URL and serves until interrupted, so
+// that a load generator in another process can drive it:
 //
 //	go run ./bench/webhook -c 16 -d 20s
+//	go run ./bench/webhook -serve   # then: hey -z 20s -c 16 -m POST -D body.json "<url>"
 package main
 
 import (
@@ -20,11 +23,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/app"
@@ -37,6 +42,7 @@ func main() {
 		dur      = flag.Duration("d", 20*time.Second, "how long to send requests")
 		database = flag.String("database-url", "", "database (default: SQLite in a temporary folder)")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+		serve    = flag.Bool("serve", false, "print the hook URL and serve until interrupted; send no load")
 	)
 	flag.Parse()
 	if *cpuprof != "" {
@@ -52,14 +58,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*conc, *dur, *database); err != nil {
+	if err := run(*conc, *dur, *database, *serve); err != nil {
 		fmt.Fprintln(os.Stderr, "webhook:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(conc int, dur time.Duration, database string) error {
+func run(conc int, dur time.Duration, database string, serveOnly bool) error {
 	dir, err := os.MkdirTemp("", "trawl-bench-webhook")
 	if err != nil {
 		return err
@@ -79,7 +85,7 @@ func run(conc int, dur time.Duration, database string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	served := make(chan error, 1)
 	go func() {
@@ -101,6 +107,11 @@ func run(conc int, dur time.Duration, database string) error {
 	hook, err := createWorkflow(base, strings.TrimSpace(string(key)))
 	if err != nil {
 		return err
+	}
+	if serveOnly {
+		fmt.Println(hook + "?wait=true")
+		<-ctx.Done()
+		return ignoreCanceled(<-served)
 	}
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
@@ -134,7 +145,7 @@ func run(conc int, dur time.Duration, database string) error {
 	}
 	wg.Wait()
 	cancel()
-	if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
+	if err := ignoreCanceled(<-served); err != nil {
 		return err
 	}
 	slices.Sort(latencies)
@@ -152,6 +163,13 @@ func run(conc int, dur time.Duration, database string) error {
 		engine, conc, dur, len(latencies), failures, float64(len(latencies))/dur.Seconds(),
 		float64(pct(0.50).Microseconds())/1000, float64(pct(0.99).Microseconds())/1000)
 	return nil
+}
+
+func ignoreCanceled(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
 
 func createWorkflow(base, key string) (string, error) {

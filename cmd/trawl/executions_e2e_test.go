@@ -217,6 +217,44 @@ func TestExecutionsEndToEnd(t *testing.T) {
 			if err := json.Unmarshal(lr.Body, &list); err != nil || list.Pagination.TotalCount != 1 || list.Data[0].ID != second || list.Data[0].Steps != nil {
 				t.Fatalf("failed list %s", lr.Body)
 			}
+			// Every filter's total agrees with the executions listed.
+			all := mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions?page_size=100", nil, 200)
+			if err := json.Unmarshal(all.Body, &list); err != nil || list.Pagination.TotalCount != 3 || len(list.Data) != 3 {
+				t.Fatalf("all executions %s", all.Body)
+			}
+			for _, q := range []struct {
+				query string
+				want  int64
+			}{{"status=completed", 2}, {"status=running", 0}, {"status=failed", 1},
+				{"event_name=" + list.Data[0].EventName, 3}, {"event_name=workflows/scheduled-trigger", 0},
+				{"status=completed&event_name=" + list.Data[0].EventName, 2}, {"page=2&page_size=2", 3}} {
+				r := mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions?"+q.query, nil, 200)
+				if err := json.Unmarshal(r.Body, &list); err != nil || list.Pagination.TotalCount != q.want {
+					t.Errorf("%s: total %d, want %d: %s", q.query, list.Pagination.TotalCount, q.want, r.Body)
+				}
+			}
+		})
+
+		t.Run("executions older than the retention are pruned, and leave the totals", func(t *testing.T) {
+			w := createWorkflow(t, c, map[string]any{"name": "short-lived", "workflow": json.RawMessage(branchingFlow)})
+			old := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{}), ended)
+			clk.Advance(31 * 24 * time.Hour) // TRAWL_EXECUTION_RETENTION defaults to 30 days
+			fresh := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{}), ended)
+			var list struct {
+				Data       []executionView `json:"data"`
+				Pagination struct {
+					TotalCount int64 `json:"total_count"`
+				} `json:"pagination"`
+			}
+			waitUntil(t, ts, "the old execution pruned", func() bool {
+				return do(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions/"+old.ID, nil).Status == http.StatusNotFound
+			})
+			for _, q := range []string{"", "?status=completed", "?event_name=workflows/new-post"} {
+				r := mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions"+q, nil, 200)
+				if err := json.Unmarshal(r.Body, &list); err != nil || list.Pagination.TotalCount != 1 || len(list.Data) != 1 || list.Data[0].ID != fresh.ID {
+					t.Errorf("after pruning, list%s: %s", q, r.Body)
+				}
+			}
 		})
 	})
 }

@@ -292,3 +292,55 @@ func TestEngagementTrigger(t *testing.T) {
 		waitUntil(t, ts, "still one execution per new engagement", fired)
 	})
 }
+
+// TestEventsFireWithoutTick: new search results fire new-post workflows as
+// soon as they are stored, not at the next tick (an hour away here).
+func TestEventsFireWithoutTick(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
+		env := serverEnv(t, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1h", "TRAWL_RATE_LIMIT_CUSTOM": "100000"})
+		ts := startServerAt(t, env, clk.Now)
+		c := ts.Client
+		// The tick runs once when the workers start, then not for an hour.
+		db := crashOpenDB(t, env["TRAWL_DATABASE_URL"])
+		waitUntil(t, ts, "the start-up tick", func() bool {
+			var n int
+			err := db.QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'trawl.tick' AND state = 'completed'`).Scan(&n)
+			return err == nil && n > 0
+		})
+		s := createSearch(t, c, map[string]any{"name": "crm", "keywords": []string{"crm"}, "max_results": 10})
+		var got savedSearch
+		waitUntil(t, ts, "the search's first results", func() bool {
+			_ = mustDo(t, c, http.MethodGet, "/v1/searches/"+s.ID, nil, 200).Data(&got)
+			return got.TotalResults > 0
+		})
+		before := got.TotalResults
+		def := `{"trigger":{"kind":"workflows/new-post"},"actions":[{"id":"note","kind":"builtin:set","inputs":{"values":{"url":"{{ trigger.post_url }}"}}}],
+			"edges":[{"from":"$source","to":"note"}]}`
+		w := createWorkflow(t, c, map[string]any{"name": "live", "workflow": json.RawMessage(def), "search_id": s.ID, "status": "PUBLISHED", "enabled": true})
+
+		clk.Advance(6 * time.Hour) // new posts appear; collect them now
+		mustDo(t, c, http.MethodPost, "/v1/searches/"+s.ID+"/run", nil, 200)
+		_ = mustDo(t, c, http.MethodGet, "/v1/searches/"+s.ID, nil, 200).Data(&got)
+		if got.TotalResults == before {
+			t.Fatal("the run found no new results to fire on")
+		}
+		waitUntil(t, ts, "one completed execution per new result, before any tick", func() bool {
+			var page struct {
+				Data []struct {
+					Status string `json:"status"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions?page_size=100", nil, 200).Body, &page); err != nil {
+				t.Fatal(err)
+			}
+			completed := 0
+			for _, x := range page.Data {
+				if x.Status == "completed" {
+					completed++
+				}
+			}
+			return int64(completed) == got.TotalResults-before
+		})
+	})
+}

@@ -99,6 +99,11 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		return err
 	}
 	st.SetJobInserter(runner)
+	// Workflows fire on new outbox events as soon as they are committed;
+	// the tick is the safety net.
+	dispatcher := wfengine.NewDispatcher(st, cfg.SearchRunLease, log)
+	st.SetEventHook(dispatcher.Kick)
+	go dispatcher.Run(ctx)
 	if cfg.RunsWorkers() {
 		if err := runner.Start(ctx); err != nil {
 			return err

@@ -33,6 +33,19 @@ type JobInserter interface {
 // served; without it the periodic tick finds the work instead.
 func (s *Store) SetJobInserter(ji JobInserter) { s.jobs = ji }
 
+// SetEventHook sets fn to be called after each commit that wrote outbox
+// events (new search results, new topic engagements), so that workflows
+// fire on them at once. Set once while the process is assembled; without
+// it the tick finds the events.
+func (s *Store) SetEventHook(fn func()) { s.eventHook = fn }
+
+// eventsWritten calls the event hook, if any.
+func (s *Store) eventsWritten() {
+	if s.eventHook != nil {
+		s.eventHook()
+	}
+}
+
 // inJobTx runs fn in a transaction that jobs can be inserted into. On
 // PostgreSQL it pins one pooled connection, opens the transaction on it
 // through database/sql and hands River the same connection through pgx:

@@ -125,6 +125,9 @@ func (s *Store) SaveRun(ctx context.Context, run search.Run) (search.Outcome, er
 	if err != nil {
 		return search.Outcome{}, fmt.Errorf("store: save run of %s: %w", run.SearchID, err)
 	}
+	if out.NewResults > 0 {
+		s.eventsWritten()
+	}
 	return out, nil
 }
 

@@ -52,6 +52,8 @@ type Store struct {
 	now  func() time.Time
 	// jobs enqueues River jobs inside store transactions (SetJobInserter).
 	jobs JobInserter
+	// eventHook is called after a commit that wrote outbox events.
+	eventHook func()
 	// hotStmts are the workflow engine's prepared statements (SQLite).
 	hotStmts hotCache
 	// group folds concurrent SQLite writes into one transaction.

@@ -28,8 +28,7 @@ func (w *Worker) Timeout(*river.Job[workflow.ExecuteArgs]) time.Duration { retur
 type SchedulerRepo interface {
 	ClaimDueExecutions(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]workflow.ExecuteArgs, error)
 	PruneExecutions(ctx context.Context, cutoff time.Time) (int64, error)
-	DispatchNewPosts(ctx context.Context, lease time.Duration, limit int) (int, error)
-	DispatchEngagements(ctx context.Context, lease time.Duration, limit int) (int, error)
+	EventRepo
 	DispatchSchedules(ctx context.Context, now time.Time, lease time.Duration, limit int) (int, error)
 }
 
@@ -53,16 +52,8 @@ const dispatchBatch = 500
 // ScanDue fires workflows on new outbox events, claims due executions and
 // enqueues their jobs.
 func (s *Scheduler) ScanDue(ctx context.Context, now time.Time) error {
-	for _, dispatch := range []func(context.Context, time.Duration, int) (int, error){s.Repo.DispatchNewPosts, s.Repo.DispatchEngagements} {
-		for {
-			n, err := dispatch(ctx, s.Lease, dispatchBatch)
-			if err != nil {
-				return err
-			}
-			if n < dispatchBatch {
-				break
-			}
-		}
+	if err := dispatchEvents(ctx, s.Repo, s.Lease); err != nil {
+		return err
 	}
 	for {
 		n, err := s.Repo.DispatchSchedules(ctx, now, s.Lease, dispatchBatch)
