@@ -67,7 +67,8 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		return err
 	}
 	defer sources.Close()
-	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Now: opts.Now, Log: log, QueryMaxLength: cfg.QueryMaxLength}
+	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Pronet: sources.Pronet, People: st,
+		Now: opts.Now, Log: log, QueryMaxLength: cfg.QueryMaxLength}
 
 	topics := &topic.Collector{Repo: st, Pronet: sources.Pronet, Now: opts.Now, Log: log,
 		Allocation: cfg.MonthlyCredits, Lease: cfg.SearchRunLease}

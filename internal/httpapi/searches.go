@@ -135,7 +135,7 @@ type searchQuery struct {
 	Keywords          []string `json:"keywords"`
 	KeywordsAnd       []string `json:"keywords_and"`
 	KeywordsNot       []string `json:"keywords_not"`
-	MonitoringType    string   `json:"monitoring_type" enum:"microblog-posts,microblog-profile"`
+	MonitoringType    string   `json:"monitoring_type" enum:"microblog-posts,microblog-profile,pronet-posts,pronet-profile"`
 	ProfileURL        string   `json:"profile_url,omitempty"`
 	MicroblogLanguage string   `json:"microblog_language,omitempty"`
 	ExcludeRetweets   bool     `json:"exclude_retweets,omitempty"`
@@ -152,14 +152,20 @@ type searchQuery struct {
 	ListID            string   `json:"list_id,omitempty"`
 	ContextAnnotation string   `json:"context_annotation,omitempty"`
 	PlaceCountry      string   `json:"place_country,omitempty"`
+
+	// Pronet keyword searches.
+	MentionsMember       []string `json:"mentions_member,omitempty" doc:"Pronet: member URNs whose mentions the search keeps."`
+	MentionsOrganization []string `json:"mentions_organization,omitempty" doc:"Pronet: numeric ids of companies whose mentions the search keeps."`
 }
 
 type searchFilters struct {
-	TimeFrame  string   `json:"time_frame"`
-	MaxResults int      `json:"max_results"`
-	Frequency  string   `json:"frequency"`
-	JobTitles  []string `json:"job_titles"`
-	SearchType string   `json:"search_type"`
+	TimeFrame    string   `json:"time_frame"`
+	MaxResults   int      `json:"max_results"`
+	Frequency    string   `json:"frequency"`
+	JobTitles    []string `json:"job_titles"`
+	SearchType   string   `json:"search_type,omitempty" doc:"Microblog searches."`
+	ContentType  string   `json:"content_type,omitempty" doc:"Pronet keyword searches."`
+	PronetSortBy string   `json:"pronet_sort_by,omitempty" doc:"Pronet keyword searches."`
 }
 
 type searchStats struct {
@@ -206,10 +212,14 @@ func toSavedSearch(s search.Search) savedSearch {
 			HasLinks: d.HasLinks, UseFullArchive: d.UseFullArchive, HasMedia: d.HasMedia, FromUsers: d.FromUsers,
 			ToUser: d.ToUser, URLContains: d.URLContains, RetweetsOf: d.RetweetsOf, ConversationID: d.ConversationID,
 			ListID: d.ListID, ContextAnnotation: d.ContextAnnotation, PlaceCountry: d.PlaceCountry,
+			MentionsMember: d.MentionsMember, MentionsOrganization: d.MentionsOrganization,
 		},
 		Filters: searchFilters{TimeFrame: d.TimeFrame, MaxResults: d.MaxResults, Frequency: string(d.Frequency),
-			JobTitles: nonNil(d.JobTitles), SearchType: d.SearchType},
+			JobTitles: nonNil(d.JobTitles), ContentType: d.ContentType, PronetSortBy: d.PronetSortBy},
 		LastRunAt: optTime(s.LastRunAt),
+	}
+	if !s.Kind.Pronet() {
+		out.Filters.SearchType = d.SearchType
 	}
 	if s.Status == search.StatusActive {
 		out.NextRunAt = optTime(s.NextRunAt)
@@ -267,7 +277,7 @@ func (s *Server) handleCreateProfileSearch(ctx context.Context, in *createProfil
 type previewMeta struct {
 	Count          int    `json:"count"`
 	TotalAvailable int    `json:"total_available" doc:"Results the upstream returned for the query within max_results."`
-	MonitoringType string `json:"monitoring_type" enum:"microblog-posts,microblog-profile"`
+	MonitoringType string `json:"monitoring_type" enum:"microblog-posts,microblog-profile,pronet-posts,pronet-profile"`
 }
 
 type previewReply struct {
@@ -283,8 +293,8 @@ func (s *Server) preview(ctx context.Context, kind search.Kind, d search.Definit
 	if err := gate(principalFrom(ctx), d); err != nil {
 		return nil, err
 	}
-	// A throwaway collector over nothing stored: the same fetch code as a run.
-	items, err := search.Preview(ctx, s.microblog, search.Search{Kind: kind, Definition: d}, s.now(), s.cfg.QueryMaxLength)
+	// Nothing stored: the same fetch code as a first run.
+	items, err := s.collector.Preview(ctx, search.Search{Kind: kind, Definition: d})
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
@@ -346,10 +356,12 @@ func (s *Server) handleGetSearch(ctx context.Context, in *searchIDInput) (*Reply
 }
 
 type patchFilters struct {
-	TimeFrame  string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-YEAR,ALL-TIME"`
-	MaxResults int      `json:"max_results,omitempty" minimum:"10" maximum:"100"`
-	Frequency  string   `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly"`
-	JobTitles  []string `json:"job_titles,omitempty"`
+	TimeFrame    string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-YEAR,ALL-TIME" doc:"Pronet searches take past-24h, past-week or past-month."`
+	MaxResults   int      `json:"max_results,omitempty" minimum:"10" maximum:"100"`
+	Frequency    string   `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly"`
+	JobTitles    []string `json:"job_titles,omitempty" doc:"Pronet keyword searches keep posts whose author's current title contains one (case-insensitive); at most 10."`
+	ContentType  string   `json:"content_type,omitempty" doc:"Pronet keyword searches only: posts, videos, photos, liveVideos, collaborativeArticles or documents."`
+	PronetSortBy string   `json:"pronet_sort_by,omitempty" doc:"Pronet keyword searches only: date_posted or relevance."`
 }
 
 type patchSearchInput struct {

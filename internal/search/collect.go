@@ -55,8 +55,12 @@ type Outcome struct {
 type Collector struct {
 	Repo      Repository
 	Microblog Microblog
-	Now       func() time.Time
-	Log       *slog.Logger
+	// Pronet and People serve pronet searches; People may be nil (nothing
+	// is known about authors then).
+	Pronet Pronet
+	People People
+	Now    func() time.Time
+	Log    *slog.Logger
 	// QueryMaxLength is the limit of a compiled recent-search query
 	// (TRAWL_QUERY_MAX_LENGTH); 0 means X's 512.
 	QueryMaxLength int
@@ -76,7 +80,16 @@ func (c *Collector) Run(ctx context.Context, id string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("search %s is deleted: %w", id, ErrNotRunnable)
 	}
 	now := c.Now()
-	items, newest, err := c.fetch(ctx, &s, now)
+	var (
+		items   []source.Item
+		newest  string
+		authors []PronetAuthor
+	)
+	if s.Kind.Pronet() {
+		items, newest, authors, err = c.fetchPronet(ctx, s, now)
+	} else {
+		items, newest, err = c.fetch(ctx, &s, now)
+	}
 	if err != nil {
 		c.recordFailure(ctx, s, now, err)
 		return Outcome{}, err
@@ -84,8 +97,17 @@ func (c *Collector) Run(ctx context.Context, id string) (Outcome, error) {
 	if !NewerID(newest, s.Watermark) {
 		newest = s.Watermark
 	}
-	return c.Repo.SaveRun(ctx, Run{SearchID: s.ID, At: now, Items: items, NewestID: newest,
+	out, err := c.Repo.SaveRun(ctx, Run{SearchID: s.ID, At: now, Items: items, NewestID: newest,
 		NextRunAt: s.Definition.Frequency.Next(now)})
+	if err == nil && len(authors) > 0 && c.People != nil {
+		// The authors join the people topics collect, whose profiles (and so
+		// firmographics) are read in the background. Failing that loses
+		// nothing the run stored.
+		if err := c.People.SeePronetAuthors(context.WithoutCancel(ctx), authors, now); err != nil {
+			c.Log.Error("note authors of a pronet search", "search_id", s.ID, "error", err)
+		}
+	}
+	return out, err
 }
 
 func (c *Collector) recordFailure(ctx context.Context, s Search, now time.Time, cause error) {
@@ -123,7 +145,18 @@ func (c *Collector) fetch(ctx context.Context, s *Search, now time.Time) ([]sour
 	return fetch(ctx, c.Microblog, *s, now, c.QueryMaxLength)
 }
 
-// Preview fetches what a first run of the search would collect now,
+// Preview fetches what a first run of the search would collect now, on
+// either platform, storing nothing.
+func (c *Collector) Preview(ctx context.Context, s Search) ([]source.Item, error) {
+	if s.Kind.Pronet() {
+		s.Watermark = ""
+		items, _, _, err := c.fetchPronet(ctx, s, c.Now())
+		return items, err
+	}
+	return Preview(ctx, c.Microblog, s, c.Now(), c.QueryMaxLength)
+}
+
+// Preview fetches what a first run of a microblog search would collect now,
 // storing nothing.
 func Preview(ctx context.Context, mb Microblog, s Search, now time.Time, queryMaxLen int) ([]source.Item, error) {
 	if s.Kind == KindProfile {

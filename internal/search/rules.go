@@ -316,12 +316,15 @@ type Patch struct {
 	Filters *PatchFilters `json:"filters,omitempty"`
 }
 
-// PatchFilters are the filters.* a patch may change.
+// PatchFilters are the filters.* a patch may change. content_type and
+// pronet_sort_by apply to pronet keyword searches only.
 type PatchFilters struct {
-	TimeFrame  string   `json:"time_frame,omitempty"`
-	MaxResults int      `json:"max_results,omitempty"`
-	Frequency  string   `json:"frequency,omitempty"`
-	JobTitles  []string `json:"job_titles,omitempty"`
+	TimeFrame    string   `json:"time_frame,omitempty"`
+	MaxResults   int      `json:"max_results,omitempty"`
+	Frequency    string   `json:"frequency,omitempty"`
+	JobTitles    []string `json:"job_titles,omitempty"`
+	ContentType  string   `json:"content_type,omitempty"`
+	PronetSortBy string   `json:"pronet_sort_by,omitempty"`
 }
 
 // Apply validates the patch against the search and, when it is valid,
@@ -346,7 +349,7 @@ func (pt Patch) Apply(s *Search, now time.Time) (resumed bool, _ Problems) {
 	newFrequency := false
 	if f := pt.Filters; f != nil {
 		if f.TimeFrame != "" {
-			d.TimeFrame = timeFrame(f.TimeFrame, "filters.time_frame", TimeFrames(), &p)
+			d.TimeFrame = timeFrame(f.TimeFrame, "filters.time_frame", TimeFramesOf(s.Kind), &p)
 		}
 		if f.MaxResults != 0 {
 			d.MaxResults = maxResults(f.MaxResults, "filters.max_results", &p)
@@ -357,8 +360,27 @@ func (pt Patch) Apply(s *Search, now time.Time) (resumed bool, _ Problems) {
 			d.Frequency = fr
 		}
 		if f.JobTitles != nil {
+			switch s.Kind {
+			case KindPronetProfile:
+				p.add("filters.job_titles", "applies to keyword searches, not to profile monitors")
+			case KindPronetPosts:
+				checkJobTitles("filters.job_titles", f.JobTitles, &p)
+			}
 			jobTitles = cleanList("filters.job_titles", f.JobTitles, &p)
 			d.JobTitles = jobTitles
+		}
+		onlyPronetPosts := func(field string) {
+			if s.Kind != KindPronetPosts {
+				p.add(field, "applies to pronet-posts searches only")
+			}
+		}
+		if f.ContentType != "" {
+			onlyPronetPosts("filters.content_type")
+			d.ContentType = contentType(f.ContentType, "filters.content_type", &p)
+		}
+		if f.PronetSortBy != "" {
+			onlyPronetPosts("filters.pronet_sort_by")
+			d.PronetSortBy = pronetSortBy(f.PronetSortBy, "filters.pronet_sort_by", &p)
 		}
 	}
 	if len(p) > 0 {

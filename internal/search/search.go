@@ -1,7 +1,7 @@
-// Package search is the domain of saved searches on the microblog platform:
-// what a search is, the rules of its definition, its schedule, and the
-// collection runs that fetch posts through the microblog connector and hand
-// them to the store.
+// Package search is the domain of saved searches on the microblog and pronet
+// platforms: what a search is, the rules of its definition, its schedule, and
+// the collection runs that fetch posts through the connectors and hand them
+// to the store.
 package search
 
 import (
@@ -16,9 +16,14 @@ import (
 type Kind string
 
 const (
-	KindPosts   Kind = "microblog-posts"
-	KindProfile Kind = "microblog-profile"
+	KindPosts         Kind = "microblog-posts"
+	KindProfile       Kind = "microblog-profile"
+	KindPronetPosts   Kind = "pronet-posts"
+	KindPronetProfile Kind = "pronet-profile"
 )
+
+// Pronet reports whether the search runs on the pronet platform.
+func (k Kind) Pronet() bool { return k == KindPronetPosts || k == KindPronetProfile }
 
 // Status of a saved search. Deleted searches are kept (soft delete) but are
 // invisible to the API.
@@ -70,6 +75,18 @@ func TimeFrames() []string {
 	return []string{"past-24h", "past-week", "past-month", "past-year", "all-time"}
 }
 
+// PronetTimeFrames lists the time_frame values of pronet searches: the
+// provider's post search looks back a month at most.
+func PronetTimeFrames() []string { return []string{"past-24h", "past-week", "past-month"} }
+
+// TimeFramesOf lists the time_frame values a kind of search accepts.
+func TimeFramesOf(k Kind) []string {
+	if k.Pronet() {
+		return PronetTimeFrames()
+	}
+	return TimeFrames()
+}
+
 // Since is the earliest publication time a time frame covers at now; zero
 // for all-time.
 func Since(timeFrame string, now time.Time) time.Time {
@@ -92,6 +109,9 @@ const (
 	DefaultMaxResults = 50
 	DefaultFrequency  = Daily
 	DefaultSearchType = "Latest"
+	// Pronet keyword searches.
+	DefaultContentType  = "posts"
+	DefaultPronetSortBy = "date_posted"
 )
 
 // Definition is what a search looks for: the validated body of its creation,
@@ -123,7 +143,14 @@ type Definition struct {
 	ContextAnnotation string   `json:"context_annotation,omitempty"`
 	PlaceCountry      string   `json:"place_country,omitempty"`
 
-	// Profile monitors.
+	// Pronet keyword searches.
+	ContentType          string   `json:"content_type,omitempty"`
+	PronetSortBy         string   `json:"pronet_sort_by,omitempty"`
+	MentionsMember       []string `json:"mentions_member,omitempty"`
+	MentionsOrganization []string `json:"mentions_organization,omitempty"`
+
+	// Profile monitors (the username is the microblog handle or the pronet
+	// profile's public identifier).
 	ProfileURL      string `json:"profile_url,omitempty"`
 	ProfileUsername string `json:"profile_username,omitempty"`
 }
