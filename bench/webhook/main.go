@@ -1,5 +1,5 @@
 // Command webhook measures webhook-triggered executions end to end: a
-// workflow webhook → builtin:if → builtin:set, called with ?wait=true so
+// workflow webhook → builtin:if → builtin:set (the n8n peer's flow), called with ?wait=true so
 // that each answer comes after the execution and its steps are stored. It
 // starts `trawl serve` in-process on a fresh SQLite database (or
 // -database-url), drives it from -c concurrent clients for -d, and prints
@@ -122,7 +122,7 @@ func run(conc int, dur time.Duration, database string, serveOnly bool) error {
 		wg        sync.WaitGroup
 	)
 	deadline := time.Now().Add(dur)
-	body := []byte(`{"amount": 250, "email": "cfo@example.com"}`)
+	body := []byte(`{"likes": 42, "text": "hello", "author": "jane"}`)
 	for range conc {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
@@ -173,13 +173,13 @@ func ignoreCanceled(err error) error {
 }
 
 func createWorkflow(base, key string) (string, error) {
+	// The flow of the n8n peer (../shared/peers/n8n/wf.json): if likes > 10,
+	// set a summary; answered when the last step ends.
 	def := `{"name": "bench", "status": "PUBLISHED", "enabled": true, "workflow": {
 		"trigger": {"kind": "workflows/webhook"},
-		"actions": [{"id": "big", "kind": "builtin:if", "inputs": {"condition": "{{ trigger.amount > 100 }}"}},
-		            {"id": "yes", "kind": "builtin:set", "inputs": {"values": {"tier": "enterprise", "email": "{{ trigger.email }}"}}},
-		            {"id": "no", "kind": "builtin:set", "inputs": {"values": {"tier": "self-serve"}}}],
-		"edges": [{"from": "$source", "to": "big"}, {"from": "big", "to": "yes", "conditional": {"type": "if"}},
-		          {"from": "big", "to": "no", "conditional": {"type": "else"}}]}}`
+		"actions": [{"id": "popular", "kind": "builtin:if", "inputs": {"condition": "{{ trigger.likes > 10 }}"}},
+		            {"id": "summary", "kind": "builtin:set", "inputs": {"values": {"summary": "{{ trigger.text }} by {{ trigger.author }}"}}}],
+		"edges": [{"from": "$source", "to": "popular"}, {"from": "popular", "to": "summary", "conditional": {"type": "if"}}]}}`
 	req, _ := http.NewRequest(http.MethodPost, base+"/v1/workflows", strings.NewReader(def))
 	req.Header.Set("x-api-key", key)
 	req.Header.Set("Content-Type", "application/json")
