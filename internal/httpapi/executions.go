@@ -102,7 +102,7 @@ type testRunInput struct {
 		} `json:"overrides,omitempty" doc:"Values of the new-post payload the run sees."`
 		TestConfig *struct {
 			Mode                 string                   `json:"mode,omitempty" enum:"real_with_override" doc:"The only mode: actions really run unless mocked."`
-			StrictDataValidation *bool                    `json:"strict_data_validation,omitempty" doc:"Default true: fail a step whose output lacks what the catalogue promises."`
+			StrictDataValidation *bool                    `json:"strict_data_validation,omitempty" doc:"Default true: fail a step whose resolved input or whose output (a mock's included) breaks the catalogue's types, every mismatch listed."`
 			ActionMocks          map[string]workflow.Mock `json:"action_mocks,omitempty" doc:"Step id → {enabled, output}: the step outputs that instead of running (and costs nothing)."`
 		} `json:"test_config,omitempty"`
 	} `required:"false"`
