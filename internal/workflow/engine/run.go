@@ -139,14 +139,12 @@ func (r *run) region(ctx context.Context, nodes map[string]bool, start string, s
 		}
 		settled[ei], taken[ei] = true, true
 	}
-	incoming := func(n string) []int {
-		var in []int
-		for i, ed := range r.def.Edges {
-			if ed.To == n && !r.back[i] && (nodes[ed.From] || ed.From == start) {
-				in = append(in, i)
-			}
+	// The edges into each step of the region, loop back edges aside.
+	incoming := map[string][]int{}
+	for i, ed := range r.def.Edges {
+		if nodes[ed.To] && !r.back[i] && (nodes[ed.From] || ed.From == start) {
+			incoming[ed.To] = append(incoming[ed.To], i)
 		}
-		return in
 	}
 	done := map[string]bool{}
 	for {
@@ -156,7 +154,7 @@ func (r *run) region(ctx context.Context, nodes map[string]bool, start string, s
 				continue
 			}
 			ready := true
-			for _, ei := range incoming(a.ID) {
+			for _, ei := range incoming[a.ID] {
 				if !settled[ei] {
 					ready = false
 					break
@@ -172,7 +170,7 @@ func (r *run) region(ctx context.Context, nodes map[string]bool, start string, s
 		}
 		done[next] = true
 		run := false
-		for _, ei := range incoming(next) {
+		for _, ei := range incoming[next] {
 			run = run || taken[ei]
 		}
 		a, _ := r.prog.Action(next)
