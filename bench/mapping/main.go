@@ -9,13 +9,12 @@
 // 30 days, 0-2 firmographic filters; a narrow, a broad, a strength-3 and a
 // 7-day one beside them) for each page of -pages, -reps times each, and
 // prints p50/p95 with the exact totals, which it checks against its own
-// count over the generated data. Last, it times the query's steps one by
-// one with the same SQL as internal/store/mapping.go (at the time of
-// writing): the full-text match alone, the candidate posts (match, text
-// read (from mapping_posts on PostgreSQL), exact keyword hits), the aggregation of the
-// qualifying engagements to one row per person in SQL, and the rest of the
-// call (filters, sort, the page's people and posts); and how many
-// qualifying engagements each query has, from which
+// count over the generated data. The pool is loaded without collection's
+// precomputation, which store.PrecomputeMapping then makes (timed
+// apart). Each call also records how long its steps took
+// (store.WithMappingSteps): the keyword match, the engagements to one row
+// per person (the distinct count without filters), the filters, the page;
+// and how many qualifying engagements each query has, from which
 // TRAWL_MAPPING_MAX_CANDIDATES is chosen.
 //
 //	go run ./bench/mapping -engine sqlite -scale 0.1
@@ -102,7 +101,7 @@ func main() {
 	flag.IntVar(&o.warmup, "warmup", 2, "untimed calls before each query and page")
 	flag.IntVar(&o.batch, "batch", 20_000, "rows per seeding transaction")
 	flag.StringVar(&o.pages, "pages", "1x50,20x10", "pages measured, PAGExPAGE_SIZE, comma-separated")
-	flag.BoolVar(&o.split, "split", true, "also time the query's steps one by one")
+	flag.BoolVar(&o.split, "split", true, "also print where the time goes: the p50 of each step of the calls")
 	flag.StringVar(&o.queries, "queries", "", "measure only the queries whose name matches this regular expression")
 	flag.BoolVar(&o.keepIndexes, "keep-indexes", false, "seed with every index in place instead of building the secondary ones at the end")
 	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
@@ -199,30 +198,15 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	printResults(out, sc, t, rows)
 
 	if o.split {
-		db, closeDB, err := pieceDB(st, path)
-		if err != nil {
-			return err
-		}
-		defer closeDB()
 		fmt.Fprintln(out)
-		var splits []split
-		for i, s := range sc {
-			if !only.MatchString(s.name) {
-				splits = append(splits, split{})
-				continue
-			}
-			fmt.Fprintf(os.Stderr, "timing the steps of %s\n", s.name)
-			sp, err := measureSplit(ctx, st, db, st.Dialect(), s, pages[0], o.warmup, o.reps, o.budget)
-			if err != nil {
-				return fmt.Errorf("%s: steps: %w", s.name, err)
-			}
-			if sp.candidates != t.engagements[i] || s.q.Filters.Empty() && sp.people != t.people(i) {
+		for _, r := range rows {
+			st := r.steps[len(r.steps)-1]
+			if st.Engagements != t.engagements[r.sc] || sc[r.sc].q.Filters.Empty() && int64(st.People) != t.people(r.sc) {
 				return fmt.Errorf("%s: the steps count %d engagements and %d people, want %d and %d",
-					s.name, sp.candidates, sp.people, t.engagements[i], t.people(i))
+					sc[r.sc].name, st.Engagements, st.People, t.engagements[r.sc], t.people(r.sc))
 			}
-			splits = append(splits, sp)
 		}
-		printSplit(out, sc, t, rows, splits, pages[0])
+		printSplit(out, sc, rows)
 	}
 	if o.keep {
 		fmt.Fprintf(out, "\nkept database: %s\n", dbURL)
@@ -495,6 +479,15 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 	}
 	report(out, "engagements", n, time.Since(start))
 
+	// What collection precomputes as it stores (the loaders bypass it),
+	// before the secondary indexes come back.
+	start = time.Now()
+	done, err := st.PrecomputeMapping(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  precomputed for social mapping in %s: %d posts indexed, %d engagement lists packed, %d people folded\n",
+		time.Since(start).Round(time.Millisecond), done.Posts, done.Packed, done.People)
 	if !o.keepIndexes {
 		start = time.Now()
 		if err := restore(ctx); err != nil {
@@ -559,9 +552,10 @@ func pipe[T any](ctx context.Context, produce func(emit func([]T) bool), insert 
 // printSize prints the database's size: the SQLite files, or the pool
 // tables' total relation sizes on PostgreSQL; and the pool tables' share.
 func printSize(ctx context.Context, st *store.Store, path string, out io.Writer) error {
+	tables := append(slices.Clone(store.PoolTables), "mapping_engagers", "mapping_people")
 	if st.Dialect() == store.Postgres {
 		var total int64
-		for _, tbl := range store.PoolTables {
+		for _, tbl := range tables {
 			var data, idx, all int64
 			if err := st.DB().QueryRowContext(ctx,
 				`SELECT pg_table_size($1::regclass), pg_indexes_size($1::regclass), pg_total_relation_size($1::regclass)`,
@@ -589,14 +583,14 @@ func printSize(ctx context.Context, st *store.Store, path string, out io.Writer)
 			var name string
 			var size int64
 			if rows.Scan(&name, &size) == nil {
-				if strings.HasPrefix(name, "pronet_posts_fts") {
-					name = "pronet_posts_fts"
+				if strings.HasPrefix(name, "mapping_terms") {
+					name = "mapping_terms" // the keyword index's shadow tables
 				}
 				sizes[name] += size
 			}
 		}
 		rows.Close()
-		for _, name := range append(slices.Clone(store.PoolTables), "pronet_posts_fts") {
+		for _, name := range append(tables, "mapping_terms") {
 			if sizes[name] > 0 {
 				fmt.Fprintf(out, "  %-20s %s (with its indexes)\n", name, mib(sizes[name]))
 			}
@@ -617,6 +611,7 @@ type result struct {
 	sc        int
 	page      pageSpec
 	latencies []time.Duration
+	steps     []store.MappingSteps // of the timed calls
 	total     int64
 }
 
@@ -632,6 +627,8 @@ func measure(ctx context.Context, st *store.Store, sc []scenario, i int, p pageS
 	q := sc[i].q
 	q.Page, q.PageSize = p.page, p.size
 	res := result{sc: i, page: p, latencies: make([]time.Duration, 0, n), total: want}
+	var steps store.MappingSteps
+	ctx = store.WithMappingSteps(ctx, &steps)
 	for i := 0; i < warmup+n; i++ {
 		start := time.Now()
 		page, total, err := st.SocialMapping(ctx, q, benchNow, maxCandidates)
@@ -650,6 +647,7 @@ func measure(ctx context.Context, st *store.Store, sc []scenario, i int, p pageS
 		}
 		if i >= warmup {
 			res.latencies = append(res.latencies, took)
+			res.steps = append(res.steps, steps)
 		}
 	}
 	return res, nil
@@ -714,182 +712,34 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-// The steps of the query, timed one by one with the SQL of
-// internal/store/mapping.go (as written when this benchmark was): what each
-// costs, not what the store's call adds up to.
-
-const (
-	stepFTS   = iota // the full-text index alone: how many posts it matches
-	stepMatch        // candidate posts: match, text read (from mapping_posts on PostgreSQL), exact hits
-	stepAgg          // one row per person in SQL (latest engagement, count), from the covering index; no filter
-	stepRest         // the rest of the call: filters (SQL + Go), sort, the page's people and posts
-	steps
-)
-
-var stepNames = [steps]string{"FTS match", "candidate posts", "per person (SQL)", "filters + page"}
-
-type split struct {
-	took       [steps][]time.Duration
-	ftsHits    int64
-	matched    int
-	candidates int64
-	people     int64 // distinct people before the filters
-}
-
-// pieceDB is a connection for the steps: on SQLite a read-only one like the
-// store's readers (default cache), on PostgreSQL the store's pool.
-func pieceDB(st *store.Store, path string) (*sql.DB, func(), error) {
-	if st.Dialect() == store.Postgres {
-		return st.DB(), func() {}, nil
-	}
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)")
-	if err != nil {
-		return nil, nil, err
-	}
-	db.SetMaxOpenConns(1)
-	return db, func() { db.Close() }, nil
-}
-
-func measureSplit(ctx context.Context, st *store.Store, db *sql.DB, d store.Dialect, s scenario, p pageSpec, warmup, n int, budget time.Duration) (split, error) {
-	q := s.q
-	q.Page, q.PageSize = p.page, p.size
-	var sp split
-	for i := 0; i < warmup+n; i++ {
-		var took [steps]time.Duration
-		start := time.Now()
-		if err := sp.once(ctx, db, d, q, &took); err != nil {
-			return split{}, err
-		}
-		// The whole call, right after: the rest is what the steps miss.
-		callStart := time.Now()
-		if _, _, err := st.SocialMapping(ctx, q, benchNow, maxCandidates); err != nil {
-			return split{}, err
-		}
-		call := time.Since(callStart)
-		took[stepRest] = max(0, call-took[stepMatch]-took[stepAgg])
-		if i == 0 {
-			n = calls(n, budget, time.Since(start))
-		}
-		if i >= warmup {
-			for k := range took {
-				sp.took[k] = append(sp.took[k], took[k])
-			}
-		}
-	}
-	return sp, nil
-}
-
-func (sp *split) once(ctx context.Context, db *sql.DB, d store.Dialect, q mapping.Query, took *[steps]time.Duration) error {
-	since := benchNow.Add(-time.Duration(q.Days) * 24 * time.Hour).UnixMilli()
-	kw, _ := json.Marshal(q.Keywords)
-	list := `SELECT value AS urn FROM json_each($1)`
-	match := `SELECT COUNT(*) FROM pronet_posts_fts WHERE pronet_posts_fts MATCH $1`
-	candidates := `SELECT p.urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
-		WHERE pronet_posts_fts MATCH $1`
-	matchArg := any(ftsMatch(q.Keywords))
-	if d == store.Postgres {
-		list = `SELECT jsonb_array_elements_text($1::jsonb) AS urn`
-		match = `SELECT COUNT(*) FROM mapping_posts m WHERE m.text_search @@ ` + pgTSQuery(q.Keywords)
-		candidates = `SELECT m.urn, m.text FROM mapping_posts m WHERE m.text_search @@ ` + pgTSQuery(q.Keywords)
-		matchArg = string(kw)
-	}
-
-	start := time.Now()
-	if err := db.QueryRowContext(ctx, match, matchArg).Scan(&sp.ftsHits); err != nil {
-		return fmt.Errorf("match: %w", err)
-	}
-	took[stepFTS] = time.Since(start)
-
-	start = time.Now()
-	rows, err := db.QueryContext(ctx, candidates, matchArg)
-	if err != nil {
-		return fmt.Errorf("candidates: %w", err)
-	}
-	var posts []string
-	for rows.Next() {
-		var urn, text string
-		if err := rows.Scan(&urn, &text); err != nil {
-			rows.Close()
-			return err
-		}
-		if mapping.Hits(text, q.Keywords) >= q.MinHits() {
-			posts = append(posts, urn)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	slices.Sort(posts)
-	urns, _ := json.Marshal(posts)
-	took[stepMatch] = time.Since(start)
-	sp.matched = len(posts)
-
-	start = time.Now()
-	if err := db.QueryRowContext(ctx,
-		`WITH q AS (`+list+`),
-		      e AS (SELECT e.person_urn, COUNT(*) AS n, MAX(e.engaged_at * 2 + CASE WHEN e.type = 'comment' THEN 1 ELSE 0 END) AS k
-		              FROM q JOIN pronet_engagements e ON e.post_urn = q.urn AND e.engaged_at >= $2 GROUP BY e.person_urn)
-		 SELECT COALESCE(SUM(n), 0), COUNT(*) FROM e`,
-		string(urns), since).Scan(&sp.candidates, &sp.people); err != nil {
-		return fmt.Errorf("per person: %w", err)
-	}
-	took[stepAgg] = time.Since(start)
-	return nil
-}
-
-// ftsMatch is the store's FTS5 query: any of the keywords, each a phrase.
-func ftsMatch(keywords []string) string {
-	parts := make([]string, 0, len(keywords))
-	for _, k := range keywords {
-		parts = append(parts, `"`+strings.ReplaceAll(strings.TrimSpace(k), `"`, `""`)+`"`)
-	}
-	return strings.Join(parts, " OR ")
-}
-
-// pgTSQuery is the store's tsquery: a phrase query per keyword of the JSON
-// array $1, OR'ed.
-func pgTSQuery(keywords []string) string {
-	parts := make([]string, len(keywords))
-	for i := range keywords {
-		parts[i] = fmt.Sprintf(`phraseto_tsquery('simple', regexp_replace($1::jsonb ->> %d, '[^[:alnum:]_]+', ' ', 'g'))`, i)
-	}
-	return "(" + strings.Join(parts, " || ") + ")"
-}
-
-func printSplit(out io.Writer, sc []scenario, t *truth, rows []result, splits []split, p pageSpec) {
-	fmt.Fprintf(out, "where the time goes (p50 of each step, page %d of %d; the same SQL as the store, run step by step):\n", p.page, p.size)
+// printSplit prints the p50 of each step of the timed calls
+// (store.MappingSteps) for every query and page.
+func printSplit(out io.Writer, sc []scenario, rows []result) {
+	fmt.Fprintln(out, "where the time goes (p50 of each step over the timed calls, store.MappingSteps):")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "query\tFTS hits\tposts\tengagements\t")
-	for _, n := range stepNames {
-		fmt.Fprintf(tw, "%s\t", n)
-	}
-	fmt.Fprintln(tw, "sum\tcall p50\tµs per engagement\t")
-	for i, sp := range splits {
-		if sp.took[0] == nil {
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t", sc[i].name, sp.ftsHits, sp.matched, sp.candidates)
-		var sum time.Duration
-		for k := range steps {
-			l := slices.Clone(sp.took[k])
-			slices.Sort(l)
-			sum += percentile(l, 50)
-			fmt.Fprintf(tw, "%s\t", ms(percentile(l, 50)))
-		}
-		var call time.Duration
-		for _, r := range rows {
-			if r.sc == i && r.page == p {
-				l := slices.Clone(r.latencies)
-				slices.Sort(l)
-				call = percentile(l, 50)
+	fmt.Fprintln(tw, "query\tpage\tposts\tengagements\tpeople\tkeyword match\tper person\tfilters\tsort + page\tcall p50\tµs per engagement\t")
+	for _, r := range rows {
+		step := func(f func(store.MappingSteps) time.Duration) time.Duration {
+			l := make([]time.Duration, len(r.steps))
+			for i, st := range r.steps {
+				l[i] = f(st)
 			}
+			slices.Sort(l)
+			return percentile(l, 50)
 		}
+		l := slices.Clone(r.latencies)
+		slices.Sort(l)
+		call, last := percentile(l, 50), r.steps[len(r.steps)-1]
 		per := "-"
-		if t.engagements[i] > 0 {
-			per = fmt.Sprintf("%.2f", float64(call.Microseconds())/float64(t.engagements[i]))
+		if last.Engagements > 0 {
+			per = fmt.Sprintf("%.2f", float64(call.Microseconds())/float64(last.Engagements))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", ms(sum), ms(call), per)
+		fmt.Fprintf(tw, "%s\t%d of %d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", sc[r.sc].name, r.page.page, r.page.size,
+			last.Posts, last.Engagements, last.People,
+			ms(step(func(s store.MappingSteps) time.Duration { return s.Match })),
+			ms(step(func(s store.MappingSteps) time.Duration { return s.PerPerson })),
+			ms(step(func(s store.MappingSteps) time.Duration { return s.Filters })),
+			ms(step(func(s store.MappingSteps) time.Duration { return s.Page })), ms(call), per)
 	}
 	tw.Flush()
 }

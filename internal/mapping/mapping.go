@@ -66,12 +66,15 @@ func (r Range) Contains(n int64) bool {
 // Hits counts how often the keywords occur in text, case-insensitively, as
 // whole words or whole phrases; a hashtag counts as its word ("#revops"
 // matches "revops"), and a keyword that is itself a hashtag matches only
-// the hashtag.
+// the hashtag. A keyword without a letter, digit or '_' ("#", "--")
+// matches nothing: the full-text indexes hold words.
 func Hits(text string, keywords []string) int {
 	lt := strings.ToLower(text)
 	n := 0
 	for _, k := range keywords {
-		n += occurrences(lt, strings.ToLower(strings.TrimSpace(k)))
+		if k := strings.ToLower(strings.TrimSpace(k)); HasWord(k) {
+			n += occurrences(lt, k)
+		}
 	}
 	return n
 }

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -45,165 +45,98 @@ func (e *ErrQueryTooBroad) Error() string {
 // person, with the exact number of such people. A query that qualifies
 // more than maxCandidates engagements is *ErrQueryTooBroad.
 //
-// The qualifying posts are found in Go (full-text candidates, exact keyword
-// hits on their text; on PostgreSQL from mapping_posts, a narrow copy of
-// the posts); the engagements are aggregated in SQL, one row per
-// person, from the covering index on (post, time, person, type) alone.
-// Each person's row carries one packed key (see mappingKey) that orders
-// their engagements as newerEngagement does, so MAX() picks their latest
-// qualifying engagement and its post without sorting. Filters that SQL can
-// decide exactly on ASCII values narrow the rows in SQL; Filters.Match
-// decides every row in Go, so non-ASCII values keep Go's case folding.
+// It reads what collection precomputed (mapping_index.go): the keyword
+// index finds the qualifying posts (qualifyingPosts), each post's packed
+// engagements give every person's latest qualifying engagement in one pass
+// in Go (engagersOf), and the folded filter columns narrow the people in
+// one SQL pass (filterPeople). Only the page's people and posts are read
+// from the pool tables.
 func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Time, maxCandidates int) ([]MappingResult, int64, error) {
+	steps, _ := ctx.Value(mappingStepsKey{}).(*MappingSteps)
+	if steps == nil {
+		steps = &MappingSteps{}
+	}
+	*steps = MappingSteps{}
+	lap := time.Now()
 	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
-	posts, err := s.qualifyingPosts(ctx, q, since)
+	posts, err := s.qualifyingPosts(ctx, q, since, false)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
+	steps.Posts, steps.Match, lap = len(posts), time.Since(lap), time.Now()
 	if len(posts) == 0 {
 		return []MappingResult{}, 0, nil
 	}
-	if len(posts) > keyPostMask {
-		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(posts)), Limit: maxCandidates}
-	}
-	urns, err := json.Marshal(posts)
+	hits, engagements, err := s.engagersOf(ctx, posts, since)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
-	args := []any{string(urns), since}
-	postList := `SELECT value AS urn, CAST(key AS INTEGER) AS idx FROM json_each($1)`
-	if s.dialect == Postgres {
-		postList = `SELECT x.urn, x.idx - 1 AS idx FROM jsonb_array_elements_text($1::jsonb) WITH ORDINALITY AS x(urn, idx)`
+	steps.Engagements, steps.People, steps.PerPerson, lap = engagements, len(hits.list), time.Since(lap), time.Now()
+	if engagements > int64(maxCandidates) {
+		return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
 	}
-	perPerson := `WITH q AS (` + postList + `),
-	     e AS MATERIALIZED (
-	       SELECT e.person_urn AS person, COUNT(*) AS n,
-	              MAX((((e.engaged_at - $2) * 2 + CASE WHEN e.type = 'comment' THEN 1 ELSE 0 END) * ` + keyPostSpanSQL + `) + (` + keyPostMaskSQL + ` - q.idx)) AS k
-	         FROM q JOIN pronet_engagements e ON e.post_urn = q.urn AND e.engaged_at >= $2
-	        GROUP BY e.person_urn)`
-	type hit struct {
-		person string
-		key    int64
-	}
-	var (
-		engagements, total int64
-		page               []hit
-	)
-	if q.Filters.Empty() {
-		// The page and the totals in SQL; nothing about the people is read
-		// but the page's.
-		lo, size := pageOffset(q.Page, q.PageSize)
-		rows, err := s.read.QueryContext(ctx, perPerson+`
-			SELECT 0, '', COALESCE(SUM(n), 0), COUNT(*) FROM e
-			UNION ALL
-			SELECT 1, person, k, 0 FROM (SELECT person, k FROM e ORDER BY k / `+keyTimeUnitSQL+` DESC, person`+s.binary()+` LIMIT $3 OFFSET $4) page`,
-			append(args, size, lo)...)
+	defer func() { steps.Page = time.Since(lap) }()
+	if !q.Filters.Empty() {
+		ids := make([]int64, len(hits.list))
+		for i, h := range hits.list {
+			ids[i] = h.person
+		}
+		keep, err := s.filterPeople(ctx, ids, q.Filters)
 		if err != nil {
-			return nil, 0, fmt.Errorf("store: social mapping: engagements: %w", err)
-		}
-		for rows.Next() {
-			var (
-				kind int
-				h    hit
-				n    int64
-			)
-			if err := rows.Scan(&kind, &h.person, &h.key, &n); err != nil {
-				rows.Close()
-				return nil, 0, fmt.Errorf("store: social mapping: %w", err)
-			}
-			if kind == 0 {
-				engagements, total = h.key, n
-				continue
-			}
-			page = append(page, h)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 		}
-		if engagements > int64(maxCandidates) {
-			return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
-		}
-		// Rows of the same instant come ordered by person in SQL's
-		// collation; the answer orders them bytewise, as Go does.
-		slices.SortStableFunc(page, func(a, b hit) int {
-			if c := cmp.Compare(b.key/keyTimeUnit, a.key/keyTimeUnit); c != 0 {
-				return c
-			}
-			return strings.Compare(a.person, b.person)
-		})
-	} else {
-		where, fargs := s.prefilter(q.Filters, len(args)+1)
-		rows, err := s.read.QueryContext(ctx, perPerson+`
-			SELECT 0, '', COALESCE(SUM(n), 0), '', '', '', '', '', '', NULL FROM e
-			UNION ALL
-			SELECT 1, e.person, e.k, p.job_title, p.headline, p.company_domain, p.company_size, p.industry, p.country, p.followers
-			  FROM e JOIN pronet_people p ON p.urn = e.person
-			 WHERE `+where, append(args, fargs...)...)
-		if err != nil {
-			return nil, 0, fmt.Errorf("store: social mapping: engagements: %w", err)
-		}
-		var kept []hit
-		for rows.Next() {
-			var (
-				kind      int
-				h         hit
-				p         mapping.Person
-				headline  string
-				followers sql.NullInt64
-			)
-			if err := rows.Scan(&kind, &h.person, &h.key, &p.JobTitle, &headline, &p.CompanyDomain, &p.CompanySize,
-				&p.Industry, &p.Country, &followers); err != nil {
-				rows.Close()
-				return nil, 0, fmt.Errorf("store: social mapping: %w", err)
-			}
-			if kind == 0 {
-				engagements = h.key
-				continue
-			}
-			if followers.Valid {
-				p.Followers = &followers.Int64
-			}
-			if p.JobTitle == "" {
-				p.JobTitle = headline // until the profile is read
-			}
-			if q.Filters.Match(p) {
-				kept = append(kept, h)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
-		}
-		if engagements > int64(maxCandidates) {
-			return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
-		}
-		slices.SortFunc(kept, func(a, b hit) int {
-			if c := cmp.Compare(b.key/keyTimeUnit, a.key/keyTimeUnit); c != 0 {
-				return c
-			}
-			return strings.Compare(a.person, b.person)
-		})
-		total = int64(len(kept))
-		lo, hi := pageBounds(q.Page, q.PageSize, len(kept))
-		page = kept[lo:hi]
+		hits.list = slices.DeleteFunc(hits.list, func(h engagerHit) bool { return !keep[h.person] })
+		steps.Filters, lap = time.Since(lap), time.Now()
 	}
-	if len(page) == 0 {
+	list := hits.list
+	// Newest first; people of the same instant by URN, as the answer has
+	// always ordered them: by id for now, by URN around the page below.
+	slices.SortFunc(list, func(a, b engagerHit) int { return cmp.Or(cmp.Compare(b.at, a.at), cmp.Compare(a.person, b.person)) })
+	total := int64(len(list))
+	lo, hi := pageBounds(q.Page, q.PageSize, len(list))
+	if lo == hi {
 		return []MappingResult{}, total, nil
 	}
-	who := make([]string, len(page))
-	for i, h := range page {
-		who[i] = h.person
+	glo, ghi := lo, hi
+	for glo > 0 && list[glo-1].at == list[lo].at {
+		glo--
 	}
-	people, err := s.people(ctx, who)
+	for ghi < len(list) && list[ghi].at == list[hi-1].at {
+		ghi++
+	}
+	ids := make([]int64, 0, ghi-glo)
+	for _, h := range list[glo:ghi] {
+		ids = append(ids, h.person)
+	}
+	people, err := s.peopleByID(ctx, ids)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+	}
+	slices.SortFunc(list[glo:ghi], func(a, b engagerHit) int {
+		return cmp.Or(cmp.Compare(b.at, a.at), strings.Compare(people[a.person].URN, people[b.person].URN))
+	})
+	page := list[lo:hi]
+	// The post of each result: of a person's engagements of the same
+	// instant and type on several posts, the one on the lowest URN.
+	var postIDs []int64
+	for _, h := range page {
+		postIDs = append(postIDs, h.post)
+		postIDs = append(postIDs, hits.ties[h.person]...)
+	}
+	postURNs, err := s.postURNs(ctx, postIDs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
 	out := make([]MappingResult, len(page))
 	for i, h := range page {
-		rel, comment, idx := decodeKey(h.key)
-		out[i] = MappingResult{Person: people[h.person], EngagementType: "like", EngagedAt: fromMS(since + rel), PostURN: posts[idx]}
-		if comment {
+		urn := postURNs[h.post]
+		for _, p := range hits.ties[h.person] {
+			if u := postURNs[p]; u < urn {
+				urn = u
+			}
+		}
+		out[i] = MappingResult{Person: people[h.person], EngagementType: "like", EngagedAt: fromMS(h.at), PostURN: urn}
+		if h.comment {
 			out[i].EngagementType = "comment"
 		}
 	}
@@ -213,113 +146,158 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 	return out, total, nil
 }
 
-// The packed key of an engagement among a query's qualifying posts (sorted
-// by URN, idx their position): ((engaged_at - since) * 2 + comment) *
-// keyPostSpan + (keyPostMask - idx). The larger key is the newer
-// engagement, of two at the same instant the comment, then the lower post,
-// as newerEngagement orders them; key / keyTimeUnit is the time since the
-// window's start. 26 bits for the post leave 37 for the time: 2,000 days.
-const (
-	keyPostBits    = 26
-	keyPostSpan    = 1 << keyPostBits
-	keyPostMask    = keyPostSpan - 1
-	keyTimeUnit    = 2 * keyPostSpan
-	keyPostSpanSQL = "67108864"
-	keyPostMaskSQL = "67108863"
-	keyTimeUnitSQL = "134217728"
-)
+// MappingSteps are how long the steps of one SocialMapping call took and
+// what they weighed, for benchmarks (WithMappingSteps).
+type MappingSteps struct {
+	// Match: the qualifying posts (keyword index, text where it must decide).
+	Match time.Duration
+	// PerPerson: their packed engagements read, each person's latest in
+	// the window (the distinct count without filters).
+	PerPerson time.Duration
+	// Filters: the people narrowed (folded columns; Go for the rest).
+	Filters time.Duration
+	// Page: the sort, the page's people and posts.
+	Page time.Duration
 
-func decodeKey(k int64) (rel int64, comment bool, idx int) {
-	return k / keyTimeUnit, (k/keyPostSpan)%2 == 1, keyPostMask - int(k%keyPostSpan)
+	Posts       int   // qualifying posts
+	Engagements int64 // qualifying engagements in the window
+	People      int   // distinct people before the filters
 }
 
-// pageOffset is the OFFSET and LIMIT of page (from 1) of size, without
-// overflow: a page past any possible end has an offset past it too.
-func pageOffset(page, size int) (int64, int64) {
-	if page < 1 || size < 1 {
-		return math.MaxInt64 / 2, 0
-	}
-	if int64(page-1) > (math.MaxInt64/2)/int64(size) {
-		return math.MaxInt64 / 2, int64(size)
-	}
-	return int64(page-1) * int64(size), int64(size)
+type mappingStepsKey struct{}
+
+// WithMappingSteps returns a context whose SocialMapping calls record their
+// steps in steps.
+func WithMappingSteps(ctx context.Context, steps *MappingSteps) context.Context {
+	return context.WithValue(ctx, mappingStepsKey{}, steps)
 }
 
-// newerEngagement orders a person's engagements: the later one, and of two
-// at the same instant the comment, then the lower post id.
-func newerEngagement(a, b MappingResult) bool {
-	if !a.EngagedAt.Equal(b.EngagedAt) {
-		return a.EngagedAt.After(b.EngagedAt)
-	}
-	if a.EngagementType != b.EngagementType {
-		return a.EngagementType == "comment"
-	}
-	return a.PostURN < b.PostURN
+// engagerHit is a person's latest qualifying engagement.
+type engagerHit struct {
+	person  int64
+	at      int64
+	comment bool
+	post    int64
 }
 
-// qualifyingPosts are the posts whose text mentions the keywords at least
-// q.MinHits() times, and with strength 0 also those a topic linked for one
-// of the keywords that have an engagement since `since`, sorted by URN.
-// Posts without an engagement in the window may be among them.
-func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int64) ([]string, error) {
-	var rows *sql.Rows
-	var err error
-	if s.dialect == Postgres {
-		rows, err = s.read.QueryContext(ctx,
-			`SELECT m.urn, m.text FROM mapping_posts m WHERE m.text_search @@ `+pgTSQuery(q.Keywords),
-			pgKeywordArgs(q.Keywords))
-	} else {
-		rows, err = s.read.QueryContext(ctx,
-			`SELECT p.urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
-			  WHERE pronet_posts_fts MATCH $1`, ftsMatch(q.Keywords))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("match posts: %w", err)
-	}
-	qualified := map[string]bool{}
-	for rows.Next() {
-		var urn, text string
-		if err := rows.Scan(&urn, &text); err != nil {
-			rows.Close()
-			return nil, err
+// engagerHits are the people of a query's qualifying engagements, each at
+// their latest (of two at the same instant, the comment).
+type engagerHits struct {
+	list []engagerHit
+	// ties are, for a person whose latest engagement has the same instant
+	// and type on several posts, the other posts; the answer shows the
+	// one with the lowest URN.
+	ties map[int64][]int64
+}
+
+// engagersOf reads the packed engagements of the posts (sorted ids) and
+// returns each person's latest engagement since `since`, and how many
+// engagements that is in all. Posts whose packed list is missing (stale)
+// are read from the pool tables.
+func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (engagerHits, int64, error) {
+	out := engagerHits{ties: map[int64][]int64{}}
+	at := make(map[int64]int32, 1024)
+	var n int64
+	add := func(post int64, e engagerEntry) {
+		n++
+		person, comment := e.key>>1, e.key&1 == 1
+		i, ok := at[person]
+		if !ok {
+			at[person] = int32(len(out.list))
+			out.list = append(out.list, engagerHit{person: person, at: e.at, comment: comment, post: post})
+			return
 		}
-		if mapping.Hits(text, q.Keywords) >= q.MinHits() {
-			qualified[urn] = true
+		h := &out.list[i]
+		switch {
+		case e.at > h.at || e.at == h.at && comment && !h.comment:
+			h.at, h.comment, h.post = e.at, comment, post
+			delete(out.ties, person)
+		case e.at == h.at && comment == h.comment && post != h.post:
+			out.ties[person] = append(out.ties[person], post)
+		}
+	}
+	query := `SELECT b.post_id, b.engagers FROM (` + s.int64Rows(1) + `) q JOIN mapping_engagers b ON b.post_id = q.id`
+	rows, err := s.read.QueryContext(ctx, query, s.int64List(posts))
+	if err != nil {
+		return out, 0, fmt.Errorf("engagements: %w", err)
+	}
+	packed := make(map[int64]bool, len(posts))
+	for rows.Next() {
+		var (
+			post int64
+			raw  sql.RawBytes
+		)
+		if err := rows.Scan(&post, &raw); err != nil {
+			rows.Close()
+			return out, 0, fmt.Errorf("engagements: %w", err)
+		}
+		packed[post] = true
+		m := len(raw) / engagerSize
+		// Sorted by time: skip to the window.
+		lo, hi := 0, m
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if int64(binary.BigEndian.Uint64(raw[mid*engagerSize:])) < since {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		for k := lo; k < m; k++ {
+			e := raw[k*engagerSize:]
+			add(post, engagerEntry{at: int64(binary.BigEndian.Uint64(e)), key: int64(binary.BigEndian.Uint64(e[8:]))})
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return out, 0, fmt.Errorf("engagements: %w", err)
 	}
-	if q.Strength == 0 {
-		linked, err := s.postsLinkedFor(ctx, q.Keywords, since, true)
-		if err != nil {
-			return nil, err
-		}
-		for _, urn := range linked {
-			qualified[urn] = true
+	var stale []int64
+	for _, p := range posts {
+		if !packed[p] {
+			stale = append(stale, p)
 		}
 	}
-	out := make([]string, 0, len(qualified))
-	for urn := range qualified {
-		out = append(out, urn)
+	byPost, err := s.readEngagers(ctx, s.read, stale, since)
+	if err != nil {
+		return out, 0, err
 	}
-	slices.Sort(out)
-	return out, nil
+	for _, p := range stale {
+		for _, e := range byPost[p] {
+			add(p, e)
+		}
+	}
+	return out, n, nil
 }
 
-// binary makes an ORDER BY of text compare bytes, as Go does.
-func (s *Store) binary() string {
-	if s.dialect == Postgres {
-		return ` COLLATE "C"`
+// postURNs reads the URNs of posts by id.
+func (s *Store) postURNs(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return ""
+	rows, err := s.read.QueryContext(ctx, `SELECT m.id, m.urn FROM (`+s.int64Rows(1)+`) q JOIN mapping_posts m ON m.id = q.id`, s.int64List(ids))
+	if err != nil {
+		return nil, fmt.Errorf("post urns: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id  int64
+			urn string
+		)
+		if err := rows.Scan(&id, &urn); err != nil {
+			return nil, fmt.Errorf("post urns: %w", err)
+		}
+		out[id] = urn
+	}
+	return out, rows.Err()
 }
 
-// postsLinkedFor are the posts that a topic with one of the keywords among
-// its own linked: engaged with since (engaged, for mapping) or published
+// postsLinkedFor are the posts (ids) that a topic with one of the keywords
+// among its own linked: engaged with since (for mapping) or published
 // since (for creators, whose posts need no engagement).
-func (s *Store) postsLinkedFor(ctx context.Context, keywords []string, since int64, engaged bool) ([]string, error) {
+func (s *Store) postsLinkedFor(ctx context.Context, keywords []string, since int64, engaged bool) ([]int64, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, definition FROM topics`)
 	if err != nil {
 		return nil, fmt.Errorf("topics: %w", err)
@@ -346,16 +324,25 @@ func (s *Store) postsLinkedFor(ctx context.Context, keywords []string, since int
 	idList, _ := json.Marshal(ids)
 	recent := `EXISTS (SELECT 1 FROM pronet_engagements e WHERE e.post_urn = tp.post_urn AND e.engaged_at >= $2)`
 	if !engaged {
-		recent = `EXISTS (SELECT 1 FROM pronet_posts p WHERE p.urn = tp.post_urn AND p.posted_at >= $2)`
+		recent = `m.posted_at >= $2`
 	}
 	rows, err = s.read.QueryContext(ctx,
-		`SELECT DISTINCT tp.post_urn FROM topic_posts tp
+		`SELECT DISTINCT m.id FROM topic_posts tp JOIN mapping_posts m ON m.urn = tp.post_urn
 		  WHERE CAST(tp.topic_id AS TEXT) IN (`+s.jsonTextList(1)+`) AND `+recent,
 		string(idList), since)
 	if err != nil {
 		return nil, fmt.Errorf("linked posts: %w", err)
 	}
-	return scanStrings(rows, "linked posts")
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("linked posts: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 func sharesKeyword(a, b []string) bool {
@@ -426,30 +413,6 @@ func (s *Store) jsonTextList(n int) string {
 	return fmt.Sprintf("SELECT value FROM json_each($%d)", n)
 }
 
-// ftsMatch is an FTS5 query for any of the keywords, each a phrase.
-func ftsMatch(keywords []string) string {
-	parts := make([]string, 0, len(keywords))
-	for _, k := range keywords {
-		parts = append(parts, `"`+strings.ReplaceAll(strings.TrimSpace(k), `"`, `""`)+`"`)
-	}
-	return strings.Join(parts, " OR ")
-}
-
-// pgTSQuery ORs a phrase query per keyword, the keywords being the elements
-// of the JSON array $1.
-func pgTSQuery(keywords []string) string {
-	parts := make([]string, len(keywords))
-	for i := range keywords {
-		parts[i] = fmt.Sprintf(`phraseto_tsquery('simple', regexp_replace($1::jsonb ->> %d, '[^[:alnum:]_]+', ' ', 'g'))`, i)
-	}
-	return "(" + strings.Join(parts, " || ") + ")"
-}
-
-func pgKeywordArgs(keywords []string) string {
-	raw, _ := json.Marshal(keywords)
-	return string(raw)
-}
-
 // Creator is one author of a creator discovery answer.
 type Creator struct {
 	Person          mapping.Person
@@ -463,40 +426,28 @@ type Creator struct {
 // ordered by qualifying posts, then average engagement.
 func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.Time, maxCandidates int) ([]Creator, int64, error) {
 	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
-	byAuthor := map[string]int{}
-	var rows *sql.Rows
-	var err error
-	if s.dialect == Postgres {
-		rows, err = s.read.QueryContext(ctx,
-			`SELECT m.urn, m.author_urn, m.text FROM mapping_posts m
-			  WHERE m.text_search @@ `+pgTSQuery(q.Keywords)+` AND m.posted_at >= $2 AND m.author_urn <> ''`,
-			pgKeywordArgs(q.Keywords), since)
-	} else {
-		rows, err = s.read.QueryContext(ctx,
-			`SELECT p.urn, p.author_urn, p.text FROM pronet_posts_fts f JOIN pronet_posts p ON p.rowid = f.rowid
-			  WHERE pronet_posts_fts MATCH $1 AND p.posted_at >= $2 AND p.author_urn <> ''`, ftsMatch(q.Keywords), since)
-	}
+	posts, err := s.qualifyingPosts(ctx, q, since, true)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
-	counted := map[string]bool{}
-	for rows.Next() {
-		var urn, author, text string
-		if err := rows.Scan(&urn, &author, &text); err != nil {
-			rows.Close()
+	byAuthor := map[string]int{}
+	if len(posts) > 0 {
+		rows, err := s.read.QueryContext(ctx,
+			`SELECT m.author_urn FROM (`+s.int64Rows(1)+`) q JOIN mapping_posts m ON m.id = q.id
+			  WHERE m.posted_at >= $2 AND m.author_urn <> ''`, s.int64List(posts), since)
+		if err != nil {
 			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 		}
-		if mapping.Hits(text, q.Keywords) >= q.MinHits() {
+		for rows.Next() {
+			var author string
+			if err := rows.Scan(&author); err != nil {
+				rows.Close()
+				return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+			}
 			byAuthor[author]++
-			counted[urn] = true
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
-	}
-	if q.Strength == 0 {
-		if err := s.addLinkedPostAuthors(ctx, q.Keywords, since, counted, byAuthor); err != nil {
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 		}
 	}
@@ -512,9 +463,23 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
 	var kept []string
-	for _, p := range people {
-		if q.Filters.Match(p) {
-			kept = append(kept, p.URN)
+	if q.Filters.Empty() {
+		for urn := range people {
+			kept = append(kept, urn)
+		}
+	} else {
+		ids := make([]int64, 0, len(people))
+		byID := make(map[int64]string, len(people))
+		for urn, p := range people {
+			ids = append(ids, p.id)
+			byID[p.id] = urn
+		}
+		keep, err := s.filterPeople(ctx, ids, q.Filters)
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+		}
+		for id := range keep {
+			kept = append(kept, byID[id])
 		}
 	}
 	stats, err := s.authorStats(ctx, kept)
@@ -524,7 +489,7 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	all := make([]Creator, 0, len(kept))
 	for _, urn := range kept {
 		c := stats[urn]
-		c.Person, c.QualifyingPosts = people[urn], byAuthor[urn]
+		c.Person, c.QualifyingPosts = people[urn].Person, byAuthor[urn]
 		all = append(all, c)
 	}
 	slices.SortFunc(all, func(a, b Creator) int {
@@ -550,66 +515,76 @@ func pageBounds(page, size, n int) (int, int) {
 	return lo, min(lo+size, n)
 }
 
-// addLinkedPostAuthors counts, for strength 0, the posts within the window
-// that a topic linked for one of the keywords, once each.
-func (s *Store) addLinkedPostAuthors(ctx context.Context, keywords []string, since int64, counted map[string]bool, byAuthor map[string]int) error {
-	linked, err := s.postsLinkedFor(ctx, keywords, since, false)
-	if err != nil || len(linked) == 0 {
-		return err
+// storedPerson is a collected person with their integer id.
+type storedPerson struct {
+	mapping.Person
+	id int64
+}
+
+// personColumns are the columns scanPerson reads.
+const personColumns = `id, urn, first_name, last_name, full_name, pronet_url, avatar, country, company, company_domain, company_size,
+	industry, job_title, headline, followers`
+
+func scanPerson(rows *sql.Rows) (storedPerson, error) {
+	var (
+		p         storedPerson
+		headline  string
+		followers sql.NullInt64
+	)
+	if err := rows.Scan(&p.id, &p.URN, &p.FirstName, &p.LastName, &p.FullName, &p.PronetURL, &p.Avatar, &p.Country, &p.Company,
+		&p.CompanyDomain, &p.CompanySize, &p.Industry, &p.JobTitle, &headline, &followers); err != nil {
+		return storedPerson{}, err
 	}
-	list, _ := json.Marshal(linked)
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT urn, author_urn FROM pronet_posts WHERE urn IN (`+s.jsonTextList(1)+`) AND posted_at >= $2 AND author_urn <> ''`,
-		string(list), since)
-	if err != nil {
-		return err
+	if followers.Valid {
+		p.Followers = &followers.Int64
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var urn, author string
-		if err := rows.Scan(&urn, &author); err != nil {
-			return err
-		}
-		if !counted[urn] {
-			counted[urn] = true
-			byAuthor[author]++
-		}
+	if p.JobTitle == "" {
+		p.JobTitle = headline // until the profile is read
 	}
-	return rows.Err()
+	return p, nil
 }
 
 // people reads the collected people of the urns.
-func (s *Store) people(ctx context.Context, urns []string) (map[string]mapping.Person, error) {
-	out := map[string]mapping.Person{}
+func (s *Store) people(ctx context.Context, urns []string) (map[string]storedPerson, error) {
+	out := map[string]storedPerson{}
 	if len(urns) == 0 {
 		return out, nil
 	}
 	list, _ := json.Marshal(urns)
 	rows, err := s.read.QueryContext(ctx,
-		`SELECT urn, first_name, last_name, full_name, pronet_url, avatar, country, company, company_domain, company_size,
-		        industry, job_title, headline, followers
-		   FROM pronet_people WHERE urn IN (`+s.jsonTextList(1)+`)`, string(list))
+		`SELECT `+personColumns+` FROM pronet_people WHERE id IS NOT NULL AND urn IN (`+s.jsonTextList(1)+`)`, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("people: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			p         mapping.Person
-			headline  string
-			followers sql.NullInt64
-		)
-		if err := rows.Scan(&p.URN, &p.FirstName, &p.LastName, &p.FullName, &p.PronetURL, &p.Avatar, &p.Country, &p.Company,
-			&p.CompanyDomain, &p.CompanySize, &p.Industry, &p.JobTitle, &headline, &followers); err != nil {
-			return nil, err
-		}
-		if followers.Valid {
-			p.Followers = &followers.Int64
-		}
-		if p.JobTitle == "" {
-			p.JobTitle = headline
+		p, err := scanPerson(rows)
+		if err != nil {
+			return nil, fmt.Errorf("people: %w", err)
 		}
 		out[p.URN] = p
+	}
+	return out, rows.Err()
+}
+
+// peopleByID reads the collected people of the ids.
+func (s *Store) peopleByID(ctx context.Context, ids []int64) (map[int64]mapping.Person, error) {
+	out := make(map[int64]mapping.Person, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT `+personColumns+` FROM pronet_people WHERE id IN (`+s.int64Rows(1)+`)`, s.int64List(ids))
+	if err != nil {
+		return nil, fmt.Errorf("people: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := scanPerson(rows)
+		if err != nil {
+			return nil, fmt.Errorf("people: %w", err)
+		}
+		out[p.id] = p.Person
 	}
 	return out, rows.Err()
 }

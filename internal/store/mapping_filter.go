@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -8,21 +9,22 @@ import (
 	"github.com/trawlhq/trawl/internal/mapping"
 )
 
-// prefilter is a WHERE condition on pronet_people p that keeps every person
-// mapping.Filters.Match keeps, and drops most of the others: each filter is
-// decided in SQL only where SQL decides it exactly as Go does, that is on
-// ASCII values (ASCII case folding is the same everywhere; SQLite's lower()
-// folds ASCII only, PostgreSQL's depends on the locale, so PostgreSQL folds
-// with translate()). A person with a non-ASCII value passes that filter's
-// condition and Match decides in Go. Arguments are numbered from n.
-func (s *Store) prefilter(f mapping.Filters, n int) (string, []any) {
-	var (
-		conds []string
-		args  []any
-	)
+// filterPeople returns the people of ids that pass the filters, exactly as
+// mapping.Filters.Match decides. One SQL pass over the folded filter
+// columns (mapping_people, folded in Go when the profile was stored, so
+// that equality and substring tests in SQL give Go's answer on any
+// script) keeps the people who pass; people without a row there, and,
+// when titles are filtered, people whose title is their headline, pass
+// SQL on what it knows and Match decides them in Go.
+func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters) (map[int64]bool, error) {
+	keep := make(map[int64]bool, len(ids))
+	if len(ids) == 0 {
+		return keep, nil
+	}
+	args := []any{s.int64List(ids)}
 	arg := func(v any) string {
 		args = append(args, v)
-		ph := fmt.Sprintf("$%d", n+len(args)-1)
+		ph := fmt.Sprintf("$%d", len(args))
 		if s.dialect == Postgres {
 			// Typed: PostgreSQL cannot infer a type for '.' || $n.
 			if _, ok := v.(string); ok {
@@ -32,138 +34,120 @@ func (s *Store) prefilter(f mapping.Filters, n int) (string, []any) {
 		}
 		return ph
 	}
-	ascii := func(col string) string {
-		if s.dialect == Postgres {
-			return "octet_length(" + col + ") = char_length(" + col + ")"
-		}
-		return "length(CAST(" + col + " AS BLOB)) = length(" + col + ")"
-	}
-	lower := func(col string) string {
-		if s.dialect == Postgres {
-			return "translate(" + col + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-		}
-		return "lower(" + col + ")"
-	}
-	upper := func(col string) string {
-		if s.dialect == Postgres {
-			return "translate(" + col + ", 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')"
-		}
-		return "upper(" + col + ")"
-	}
-	contains := func(hay, needle string) string {
-		if s.dialect == Postgres {
-			return "strpos(" + hay + ", " + needle + ") > 0"
-		}
-		return "instr(" + hay + ", " + needle + ") > 0"
-	}
-	suffix := func(hay, w string) string {
-		if s.dialect == Postgres {
-			return "right(" + hay + ", char_length(" + w + ") + 1) = '.' || " + w
-		}
-		return "substr(" + hay + ", -(length(" + w + ") + 1)) = '.' || " + w
-	}
-	// include keeps the person when the column is non-ASCII or any test
-	// holds; exclude drops them when it is ASCII and any test holds.
-	include := func(col string, tests []string) {
-		conds = append(conds, "(NOT ("+ascii(col)+") OR ("+col+" <> '' AND ("+strings.Join(tests, " OR ")+")))")
-	}
-	exclude := func(col string, tests []string) {
-		conds = append(conds, "NOT ("+ascii(col)+" AND "+col+" <> '' AND ("+strings.Join(tests, " OR ")+"))")
-	}
-	title := "(CASE WHEN p.job_title = '' THEN p.headline ELSE p.job_title END)"
-	titleTests := func(subs []string) ([]string, bool) {
-		for _, sub := range subs {
-			if !isASCII(strings.ToLower(sub)) {
-				return nil, false // Go decides
-			}
-		}
-		var tests []string
-		for _, sub := range subs {
-			tests = append(tests, contains(lower(title), arg(strings.ToLower(sub))))
-		}
-		return tests, true
-	}
-	if tests, ok := titleTests(f.JobTitles); ok && len(tests) > 0 {
-		include(title, tests)
-	}
-	if tests, ok := titleTests(f.JobTitlesExcludes); ok && len(tests) > 0 {
-		exclude(title, tests)
-	}
-	domainTests := func(domains []string) ([]string, bool) {
-		for _, d := range domains {
-			if !isASCII(mapping.DomainValue(d)) {
-				return nil, false
-			}
-		}
-		var tests []string
-		for _, d := range domains {
-			a := arg(mapping.DomainValue(d))
-			tests = append(tests, lower("p.company_domain")+" = "+a, suffix(lower("p.company_domain"), a))
-		}
-		return tests, true
-	}
-	if tests, ok := domainTests(f.DomainIncludes); ok && len(tests) > 0 {
-		include("p.company_domain", tests)
-	}
-	if tests, ok := domainTests(f.DomainExcludes); ok && len(tests) > 0 {
-		exclude("p.company_domain", tests)
-	}
-	// Sizes are digits, '-' and '+', which have no case: equality is exact.
-	if len(f.CompanySizes) > 0 {
-		conds = append(conds, "p.company_size IN ("+argList(arg, f.CompanySizes)+")")
-	}
-	if len(f.CompanySizesExcl) > 0 {
-		conds = append(conds, "p.company_size NOT IN ("+argList(arg, f.CompanySizesExcl)+")")
-	}
-	valueTests := func(col string, vals []string, fold func(string) string, fn func(string) string) ([]string, bool) {
-		for _, v := range vals {
-			if !isASCII(v) {
-				return nil, false
-			}
-		}
-		folded := make([]string, len(vals))
+	list := func(vals []string, fold func(string) string) string {
+		out := make([]string, len(vals))
 		for i, v := range vals {
-			folded[i] = fold(v)
+			out[i] = arg(fold(v))
 		}
-		return []string{fn(col) + " IN (" + argList(arg, folded) + ")"}, true
+		return strings.Join(out, ", ")
 	}
-	if tests, ok := valueTests("p.industry", f.Industries, strings.ToLower, lower); ok && len(f.Industries) > 0 {
-		include("p.industry", tests)
+	contains := func(sub string) string {
+		if s.dialect == Postgres {
+			return "strpos(m.title, " + arg(mapping.FoldTitle(sub)) + ") > 0"
+		}
+		return "instr(m.title, " + arg(mapping.FoldTitle(sub)) + ") > 0"
 	}
-	if tests, ok := valueTests("p.industry", f.IndustriesExcludes, strings.ToLower, lower); ok && len(f.IndustriesExcludes) > 0 {
-		exclude("p.industry", tests)
+	domain := func(want string) string {
+		w := arg(mapping.DomainValue(want))
+		if s.dialect == Postgres {
+			return "(m.domain = " + w + " OR right(m.domain, char_length(" + w + ") + 1) = '.' || " + w + ")"
+		}
+		return "(m.domain = " + w + " OR substr(m.domain, -(length(" + w + ") + 1)) = '.' || " + w + ")"
 	}
-	if tests, ok := valueTests("p.country", f.Countries, strings.ToUpper, upper); ok && len(f.Countries) > 0 {
-		include("p.country", tests)
+	anyOf := func(vals []string, test func(string) string) string {
+		out := make([]string, len(vals))
+		for i, v := range vals {
+			out[i] = test(v)
+		}
+		return "(" + strings.Join(out, " OR ") + ")"
 	}
-	if tests, ok := valueTests("p.country", f.CountriesExcludes, strings.ToUpper, upper); ok && len(f.CountriesExcludes) > 0 {
-		exclude("p.country", tests)
+	var conds []string
+	// A title is never '' (NULL when the headline stands in).
+	if len(f.JobTitles) > 0 {
+		conds = append(conds, "(m.title IS NULL OR "+anyOf(f.JobTitles, contains)+")")
+	}
+	if len(f.JobTitlesExcludes) > 0 {
+		conds = append(conds, "(m.title IS NULL OR NOT "+anyOf(f.JobTitlesExcludes, contains)+")")
+	}
+	if len(f.DomainIncludes) > 0 {
+		conds = append(conds, "(m.domain <> '' AND "+anyOf(f.DomainIncludes, domain)+")")
+	}
+	if len(f.DomainExcludes) > 0 {
+		conds = append(conds, "NOT (m.domain <> '' AND "+anyOf(f.DomainExcludes, domain)+")")
+	}
+	for _, x := range []struct {
+		col      string
+		in, excl []string
+	}{{"m.size", f.CompanySizes, f.CompanySizesExcl}, {"m.industry", f.Industries, f.IndustriesExcludes},
+		{"m.country", f.Countries, f.CountriesExcludes}} {
+		// Values folded as the stored ones (mapping.FoldKey: equal exactly when strings.EqualFold).
+		if len(x.in) > 0 {
+			conds = append(conds, "("+x.col+" <> '' AND "+x.col+" IN ("+list(x.in, mapping.FoldKey)+"))")
+		}
+		if len(x.excl) > 0 {
+			conds = append(conds, "NOT ("+x.col+" <> '' AND "+x.col+" IN ("+list(x.excl, mapping.FoldKey)+"))")
+		}
 	}
 	if len(f.Followers) > 0 {
 		var ranges []string
 		for _, r := range f.Followers {
-			c := "p.followers >= " + arg(r.Min)
+			c := "m.followers >= " + arg(r.Min)
 			if r.Max != nil {
-				c += " AND p.followers <= " + arg(*r.Max)
+				c += " AND m.followers <= " + arg(*r.Max)
 			}
 			ranges = append(ranges, "("+c+")")
 		}
-		conds = append(conds, "(p.followers IS NOT NULL AND ("+strings.Join(ranges, " OR ")+"))")
+		conds = append(conds, "(m.followers IS NOT NULL AND ("+strings.Join(ranges, " OR ")+"))")
 	}
-	if len(conds) == 0 {
-		return "1 = 1", nil
+	where := "TRUE"
+	if len(conds) > 0 {
+		where = strings.Join(conds, " AND ")
 	}
-	return strings.Join(conds, " AND "), args
+	inGo := "m.id IS NULL"
+	if len(f.JobTitles) > 0 || len(f.JobTitlesExcludes) > 0 {
+		inGo += " OR m.title IS NULL"
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT q.id, CASE WHEN `+inGo+` THEN 1 ELSE 0 END FROM (`+s.int64Rows(1)+`) q LEFT JOIN mapping_people m ON m.id = q.id
+		  WHERE m.id IS NULL OR (`+where+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("filter people: %w", err)
+	}
+	var undecided []int64
+	for rows.Next() {
+		var (
+			id   int64
+			inGo int
+		)
+		if err := rows.Scan(&id, &inGo); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("filter people: %w", err)
+		}
+		if inGo == 1 {
+			undecided = append(undecided, id)
+			continue
+		}
+		keep[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("filter people: %w", err)
+	}
+	if len(undecided) > 0 {
+		people, err := s.peopleByID(ctx, undecided)
+		if err != nil {
+			return nil, fmt.Errorf("filter people: %w", err)
+		}
+		for id, p := range people {
+			if f.Match(p) {
+				keep[id] = true
+			}
+		}
+	}
+	return keep, nil
 }
 
-func argList(arg func(any) string, vals []string) string {
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		out[i] = arg(v)
-	}
-	return strings.Join(out, ", ")
-}
-
+// isASCII reports whether s is ASCII (the results filters use it too).
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

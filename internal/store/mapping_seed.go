@@ -14,7 +14,8 @@ import (
 // only (bench/mapping): collection never calls them. They write the shared
 // rows with multi-row INSERTs in one transaction per call and link nothing:
 // no topic_posts, topic_engagements or topic_engagers rows, no billing, no
-// outbox events, no jobs, no counters but the ones given.
+// outbox events, no jobs, no counters but the ones given. Nor do they
+// precompute what social mapping reads: PrecomputeMapping does, after.
 
 // SeedPeople stores people as if their profile had been read at `at`, for
 // benchmarks only (see above). People already stored keep their row. It
@@ -122,8 +123,8 @@ func countRows(n *int64) func(*sql.Rows) error {
 }
 
 // PoolTables are the tables of the social mapping pool: the shared rows and
-// mapping_posts, the narrow copy of the posts that triggers keep
-// (PostgreSQL only).
+// mapping_posts, the posts' integer ids (and keyword index on PostgreSQL)
+// that triggers and collection keep.
 var PoolTables = []string{"pronet_people", "pronet_posts", "pronet_engagements", "mapping_posts"}
 
 // DeferPoolIndexes drops the secondary indexes of the pool tables (those

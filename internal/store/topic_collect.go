@@ -303,6 +303,9 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		if err != nil {
 			return fmt.Errorf("store posts: %w", err)
 		}
+		if err := s.indexDiscoveredPosts(ctx, tx.SQL, run.Posts); err != nil {
+			return err
+		}
 		var authors []topic.Engager
 		for _, p := range run.Posts {
 			if p.Author.URN != "" {
@@ -450,6 +453,9 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			})
 		if err != nil {
 			return fmt.Errorf("store engagements: %w", err)
+		}
+		if err := s.indexEngagers(ctx, tx, []string{h.PostURN}); err != nil {
+			return err
 		}
 		var next any
 		if h.NextAt != nil {
@@ -861,14 +867,16 @@ func (s *Store) unbilled(ctx context.Context, tx *sql.Tx, accountID, kind string
 }
 
 // SaveProfile implements topic.Repository: the person's firmographics from
-// their pronet profile, trusted for topic.ProfileRefresh.
+// their pronet profile, trusted for topic.ProfileRefresh, and their filter
+// columns folded for social mapping, in one transaction.
 func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) error {
 	var followers any
 	if p.Followers != nil {
 		followers = *p.Followers
 	}
-	_, err := s.db.ExecContext(ctx,
-		`UPDATE pronet_people SET
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE pronet_people SET
 		     username = CASE WHEN $2 <> '' THEN $2 ELSE username END,
 		     full_name = CASE WHEN $3 <> '' THEN $3 ELSE full_name END,
 		     first_name = $4, last_name = $5,
@@ -878,8 +886,12 @@ func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) 
 		     pronet_url = CASE WHEN $15 <> '' THEN $15 ELSE pronet_url END,
 		     profile_fetched_at = $16, profile_due_at = NULL, profile_failures = 0
 		  WHERE urn = $1`,
-		p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company, p.CompanyDomain,
-		p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at))
+			p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company, p.CompanyDomain,
+			p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at)); err != nil {
+			return err
+		}
+		return s.foldPeople(ctx, tx, []string{p.URN})
+	})
 	if err != nil {
 		return fmt.Errorf("store: save profile %s: %w", p.URN, err)
 	}

@@ -1,0 +1,30 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+)
+
+// MigrateUpTo applies the application migrations up to version only, for
+// tests of a migration over rows stored before it.
+func (s *Store) MigrateUpTo(ctx context.Context, version int64) error {
+	dir, dialect := "migrations/sqlite", goose.DialectSQLite3
+	if s.dialect == Postgres {
+		dir, dialect = "migrations/postgres", goose.DialectPostgres
+	}
+	fsys, err := fs.Sub(migrations, dir)
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(dialect, s.db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return fmt.Errorf("migrate up to %d: %w", version, err)
+	}
+	return nil
+}

@@ -1,0 +1,398 @@
+package store_test
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/store/storetest"
+	"github.com/trawlhq/trawl/internal/topic"
+)
+
+// TestMappingIndexNeverStale: whatever writes the pool, and whether the
+// precomputation is there, missing or rebuilt, social mapping and creator
+// discovery answer exactly what a brute-force reading of the pool tables
+// answers. Writes by plain SQL (no indexer called) stand for any writer
+// that does not know about the precomputation.
+func TestMappingIndexNeverStale(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			f := newMappingFixture(t, engine)
+			db := f.s.DB()
+			exec := func(query string, args ...any) {
+				t.Helper()
+				if _, err := db.ExecContext(ctx, query, args...); err != nil {
+					t.Fatalf("%s: %v", query, err)
+				}
+			}
+			setText := `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
+			if engine == store.Postgres {
+				setText = `UPDATE pronet_posts SET record = jsonb_set(record, '{text}', to_jsonb($1::text)) WHERE urn = $2`
+			}
+			checkOracle(t, f.s, "collected")
+
+			// A post's text changes: P7 no longer mentions revops, P8 now
+			// does twice, with a long word and a phrase.
+			exec(setText, "nothing to see", fxPostURN("P7"))
+			exec(setText, "RevOps and #revops: pipeline hygiene "+strings.Repeat("x", 300), fxPostURN("P8"))
+			// Engagements written without packing: on P8 (which had none),
+			// on P1, and one moved out of the window and one into it.
+			for i, e := range []struct{ person, post, kind string }{{"U3", "P8", "comment"}, {"U7", "P8", "like"}, {"U10", "P1", "like"}} {
+				exec(`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, engaged_at, first_seen_at, discovery_interval)
+				      VALUES ($1, $2, $3, $4, $5, $5, 'initial')`, store.NewID(), fxPostURN(e.post), fxPersonURN(e.person), e.kind,
+					mapNow.Add(-time.Duration(i+1)*time.Minute).UnixMilli())
+			}
+			exec(`UPDATE pronet_engagements SET engaged_at = $1 WHERE person_urn = $2 AND post_urn = $3`,
+				mapNow.Add(-20*day).UnixMilli(), fxPersonURN("U2"), fxPostURN("P4"))
+			exec(`UPDATE pronet_engagements SET engaged_at = $1 WHERE person_urn = $2 AND post_urn = $3`,
+				mapNow.Add(-time.Second).UnixMilli(), fxPersonURN("U5"), fxPostURN("P1"))
+			// Profiles change behind the folded columns' back, one to
+			// non-ASCII values.
+			exec(`UPDATE pronet_people SET job_title = 'Geschäftsführer Vertrieb', industry = 'ÄRZTE', company_domain = 'MÜNCHEN.example.de',
+			      country = 'de' WHERE urn = $1`, fxPersonURN("U1"))
+			exec(`UPDATE pronet_people SET followers = 999999, company_size = '10001+' WHERE urn = $1`, fxPersonURN("U7"))
+			exec(`UPDATE pronet_people SET job_title = '' WHERE urn = $1`, fxPersonURN("U6"))
+			// A post stored without its index, with engagements.
+			exec(`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at) VALUES ($1, $2, $3, $2, $2)`,
+				fxPostURN("F9")+"0", mapNow.Add(-time.Hour).UnixMilli(),
+				fmt.Sprintf(`{"text": "revops revops revops at scale", "author": {"urn": %q}}`, fxPersonURN("C3")))
+			exec(`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, engaged_at, first_seen_at, discovery_interval)
+			      VALUES ($1, $2, $3, 'like', $4, $4, 'initial')`, store.NewID(), fxPostURN("F9")+"0", fxPersonURN("U4"), mapNow.Add(-time.Hour).UnixMilli())
+			checkOracle(t, f.s, "written by SQL")
+
+			done, err := f.s.PrecomputeMapping(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The people: the three changed and U8, whose profile was never read.
+			if done.Posts != 3 || done.Packed == 0 || done.People != 4 {
+				t.Errorf("precomputed %+v, want 3 posts, some packed lists, 4 people", done)
+			}
+			checkOracle(t, f.s, "precomputed again")
+
+			// Everything precomputed is gone; then rebuilt.
+			exec(`DELETE FROM mapping_engagers`)
+			exec(`DELETE FROM mapping_people`)
+			if engine == store.Postgres {
+				exec(`UPDATE mapping_posts SET pending = TRUE, terms = NULL`)
+			} else {
+				exec(`INSERT INTO mapping_terms (mapping_terms) VALUES ('delete-all')`)
+				exec(`UPDATE mapping_posts SET pending = 1`)
+			}
+			checkOracle(t, f.s, "nothing precomputed")
+			if done, err = f.s.PrecomputeMapping(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if done.Posts != len(fxPosts)+1 {
+				t.Errorf("indexed %d posts, want %d", done.Posts, len(fxPosts)+1)
+			}
+			checkOracle(t, f.s, "rebuilt")
+			if again, err := f.s.PrecomputeMapping(ctx); err != nil || again != (store.MappingPrecomputed{}) {
+				t.Errorf("precomputed again: %+v, %v; want nothing", again, err)
+			}
+		})
+	}
+}
+
+// oracleQueries cover counted words, hashtags, phrases, loose keywords,
+// long words, strengths and each kind of filter.
+func oracleQueries() []mapping.Query {
+	var out []mapping.Query
+	for _, kws := range [][]string{{"revops"}, {"#revops"}, {"pipeline hygiene"}, {"revops", "pipeline hygiene"},
+		{"rev-ops"}, {"revops:"}, {"quarterly", "hiring"}, {strings.Repeat("x", 300)}, {"at scale"}, {"revops", "#"}} {
+		for _, strength := range []int{1, 2, 3} {
+			for _, days := range []int{1, 7, 30} {
+				out = append(out, mapping.Query{Keywords: kws, Days: days, Strength: strength})
+			}
+		}
+	}
+	for _, f := range []mapping.Filters{
+		{JobTitles: []string{"geschäftsführer", "revenue"}},
+		{JobTitlesExcludes: []string{"SALES"}},
+		{DomainIncludes: []string{"münchen.example.de", "acme.com"}},
+		{DomainExcludes: []string{"globex.com"}},
+		{CompanySizes: []string{"10001+", "51-200"}},
+		{Industries: []string{"ärzte", "software development"}},
+		{IndustriesExcludes: []string{"Financial Services"}},
+		{Countries: []string{"DE", "US"}},
+		{CountriesExcludes: []string{"GB"}},
+		{Followers: []mapping.Range{{Min: 1000}}},
+	} {
+		out = append(out, mapping.Query{Keywords: []string{"revops", "pipeline hygiene"}, Days: 30, Strength: 1, Filters: f})
+	}
+	return out
+}
+
+// checkOracle compares every oracle query's whole answer with the oracle.
+func checkOracle(t *testing.T, s *store.Store, state string) {
+	t.Helper()
+	ctx := context.Background()
+	pool := readPool(t, s)
+	for _, q := range oracleQueries() {
+		q.Page, q.PageSize = 1, 50
+		rs, total, err := s.SocialMapping(ctx, q, mapNow, noLimit)
+		if err != nil {
+			t.Fatalf("%s: %+v: %v", state, q, err)
+		}
+		var got []string
+		for _, r := range rs {
+			got = append(got, fmt.Sprintf("%s %s %d %s", r.Person.URN, r.EngagementType, r.EngagedAt.UnixMilli(), r.PostURN))
+		}
+		want := pool.mapping(q)
+		if !slices.Equal(got, want) || total != int64(len(want)) {
+			t.Errorf("%s: mapping %+v:\n got %v (total %d)\nwant %v", state, q, got, total, want)
+		}
+		cs, total, err := s.DiscoverCreators(ctx, q, mapNow, noLimit)
+		if err != nil {
+			t.Fatalf("%s: %+v: %v", state, q, err)
+		}
+		got = nil
+		for _, c := range cs {
+			got = append(got, fmt.Sprintf("%s %d", c.Person.URN, c.QualifyingPosts))
+		}
+		slices.Sort(got)
+		want = pool.creators(q)
+		if !slices.Equal(got, want) || total != int64(len(want)) {
+			t.Errorf("%s: creators %+v:\n got %v (total %d)\nwant %v", state, q, got, total, want)
+		}
+	}
+}
+
+type oraclePool struct {
+	posts       map[string]oraclePost
+	engagements []oracleEngagement
+	people      map[string]mapping.Person
+}
+
+type oraclePost struct {
+	text, author string
+	posted       int64
+}
+
+type oracleEngagement struct {
+	post, person, kind string
+	at                 int64
+}
+
+func readPool(t *testing.T, s *store.Store) oraclePool {
+	t.Helper()
+	ctx := context.Background()
+	db := s.DB()
+	p := oraclePool{posts: map[string]oraclePost{}, people: map[string]mapping.Person{}}
+	query := func(q string, scan func(*sql.Rows) error) {
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	query(`SELECT urn, text, author_urn, posted_at FROM pronet_posts`, func(rows *sql.Rows) error {
+		var urn string
+		var po oraclePost
+		err := rows.Scan(&urn, &po.text, &po.author, &po.posted)
+		p.posts[urn] = po
+		return err
+	})
+	query(`SELECT post_urn, person_urn, type, engaged_at FROM pronet_engagements`, func(rows *sql.Rows) error {
+		var e oracleEngagement
+		err := rows.Scan(&e.post, &e.person, &e.kind, &e.at)
+		p.engagements = append(p.engagements, e)
+		return err
+	})
+	query(`SELECT urn, job_title, headline, company_domain, company_size, industry, country, followers FROM pronet_people`,
+		func(rows *sql.Rows) error {
+			var pe mapping.Person
+			var headline string
+			var followers sql.NullInt64
+			err := rows.Scan(&pe.URN, &pe.JobTitle, &headline, &pe.CompanyDomain, &pe.CompanySize, &pe.Industry, &pe.Country, &followers)
+			if pe.JobTitle == "" {
+				pe.JobTitle = headline
+			}
+			if followers.Valid {
+				pe.Followers = &followers.Int64
+			}
+			p.people[pe.URN] = pe
+			return err
+		})
+	return p
+}
+
+// mapping is the whole answer by definition (strengths from 1: the
+// topics' links are tested by the fixture's cases).
+func (p oraclePool) mapping(q mapping.Query) []string {
+	since := mapNow.Add(-time.Duration(q.Days) * day).UnixMilli()
+	latest := map[string]oracleEngagement{}
+	for _, e := range p.engagements {
+		if e.at < since || mapping.Hits(p.posts[e.post].text, q.Keywords) < q.MinHits() {
+			continue
+		}
+		l, ok := latest[e.person]
+		newer := func() int {
+			return cmp.Or(cmp.Compare(e.at, l.at), cmp.Compare(boolRank(e.kind == "comment"), boolRank(l.kind == "comment")),
+				-strings.Compare(e.post, l.post))
+		}
+		if !ok || newer() > 0 {
+			latest[e.person] = e
+		}
+	}
+	var list []oracleEngagement
+	for person, e := range latest {
+		if q.Filters.Match(p.people[person]) {
+			list = append(list, e)
+		}
+	}
+	slices.SortFunc(list, func(a, b oracleEngagement) int {
+		return cmp.Or(cmp.Compare(b.at, a.at), strings.Compare(a.person, b.person))
+	})
+	var out []string
+	for _, e := range list {
+		out = append(out, fmt.Sprintf("%s %s %d %s", e.person, e.kind, e.at, e.post))
+	}
+	return out
+}
+
+// creators are the authors and their qualifying posts, sorted.
+func (p oraclePool) creators(q mapping.Query) []string {
+	since := mapNow.Add(-time.Duration(q.Days) * day).UnixMilli()
+	n := map[string]int{}
+	for _, po := range p.posts {
+		if _, person := p.people[po.author]; person && po.posted >= since && mapping.Hits(po.text, q.Keywords) >= q.MinHits() {
+			n[po.author]++
+		}
+	}
+	var out []string
+	for a, c := range n {
+		if q.Filters.Match(p.people[a]) {
+			out = append(out, fmt.Sprintf("%s %d", a, c))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestMappingIndexMigration: migration 00010 precomputes over rows stored
+// before it (and Migrate indexes the posts' text in Go) what collection
+// would have: the answers are exact, and the packed lists and folded
+// people it made in SQL are those Go makes.
+func TestMappingIndexMigration(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			s, err := store.Open(ctx, storetest.DatabaseURL(t, engine), func() time.Time { return mapNow })
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if err := s.MigrateUpTo(ctx, 9); err != nil {
+				t.Fatal(err)
+			}
+			var people []topic.Profile
+			for _, key := range []string{"U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "U10", "C1", "C2", "C3", "C4", "C5"} {
+				p := fxProfiles[key]
+				p.URN, p.FullName, p.Headline = fxPersonURN(key), "First"+key+" Last"+key, fxHeadline(key)
+				people = append(people, p)
+			}
+			// Values SQL does not fold: left to the next profile read.
+			people[0].JobTitle, people[0].Industry, people[0].CompanyDomain = "Geschäftsführer", "ÄRZTE", "MÜNCHEN.example.de"
+			if _, err := s.SeedPeople(ctx, mapNow.Add(-day), people); err != nil {
+				t.Fatal(err)
+			}
+			var posts []store.SeedPoolPost
+			for _, p := range fxPosts {
+				posts = append(posts, store.SeedPoolPost{Post: topic.Post{URN: fxPostURN(p.key), PostedAt: p.posted, Record: fxRecord(p)},
+					SeenAt: p.posted})
+			}
+			if _, err := s.SeedPoolPosts(ctx, posts); err != nil {
+				t.Fatal(err)
+			}
+			var es []store.SeedPoolEngagement
+			for _, e := range fxEngagements {
+				es = append(es, store.SeedPoolEngagement{PostURN: fxPostURN(e.post), PersonURN: fxPersonURN(e.person), Type: e.kind,
+					At: e.at, SeenAt: e.at, Interval: topic.Initial})
+			}
+			if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
+				t.Fatal(err)
+			}
+			checkOracle(t, s, "migrated")
+			migrated := precomputedRows(t, s)
+			if done, err := s.PrecomputeMapping(ctx); err != nil || done != (store.MappingPrecomputed{People: 1}) {
+				t.Errorf("left after the migration: %+v, %v; want the one person with non-ASCII values", done, err)
+			}
+			for _, table := range []string{"mapping_engagers", "mapping_people"} {
+				if _, err := s.DB().ExecContext(ctx, `DELETE FROM `+table); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.PrecomputeMapping(ctx); err != nil {
+				t.Fatal(err)
+			}
+			inGo := precomputedRows(t, s)
+			for row := range migrated {
+				if !inGo[row] {
+					t.Errorf("the migration made %s; Go makes otherwise", row)
+				}
+			}
+			if len(inGo) != len(migrated)+1 {
+				t.Errorf("Go made %d rows, the migration %d (+1 person)", len(inGo), len(migrated))
+			}
+		})
+	}
+}
+
+// precomputedRows are the packed lists and folded people, printed.
+func precomputedRows(t *testing.T, s *store.Store) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, q := range []string{
+		`SELECT 'post ' || CAST(post_id AS TEXT), engagers FROM mapping_engagers`,
+		`SELECT 'person ' || CAST(id AS TEXT) || ' ' || COALESCE(title, '<null>') || ' ' || domain || ' ' || size || ' ' || industry || ' ' ||
+		        country || ' ' || COALESCE(CAST(followers AS TEXT), '<null>'), NULL FROM mapping_people`,
+	} {
+		rows, err := s.DB().QueryContext(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var (
+				key  string
+				blob []byte
+			)
+			if err := rows.Scan(&key, &blob); err != nil {
+				t.Fatal(err)
+			}
+			out[fmt.Sprintf("%s %x", key, blob)] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}

@@ -1,0 +1,218 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/trawlhq/trawl/internal/mapping"
+)
+
+// qualifyingPosts are the posts (mapping_posts ids, sorted) whose text
+// mentions the keywords at least q.MinHits() times, and with strength 0
+// also those a topic linked for one of the keywords: with an engagement
+// since `since` (mapping), or published since then (published, for
+// creators). Posts without an engagement in the window may be among them.
+//
+// The keyword index decides alone what it knows exactly (mapping.Keyword):
+// how often a word or a hashtag occurs, up to mapping.MaxStrength, and
+// whether a phrase occurs. The text decides the rest: how often a phrase
+// occurs, where that matters, keywords the index can only narrow down
+// ("product-led"), and posts whose index is pending.
+func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int64, published bool) ([]int64, error) {
+	need := q.MinHits()
+	var counted, phrases, loose []mapping.Keyword
+	for _, k := range q.Keywords {
+		switch p := mapping.PlanKeyword(k); p.Kind {
+		case mapping.KeywordCounted:
+			counted = append(counted, p)
+		case mapping.KeywordPhrase:
+			phrases = append(phrases, p)
+		case mapping.KeywordLoose:
+			loose = append(loose, p)
+		}
+	}
+	qualified := map[int64]bool{}
+	// Posts that may qualify on their text.
+	var check []mapping.Keyword
+	if need == 1 {
+		ids, err := s.matchPosts(ctx, []string{s.termsQuery(append(counted, phrases...), 1)})
+		if err != nil {
+			return nil, err
+		}
+		for id := range ids {
+			qualified[id] = true
+		}
+		check = loose
+	} else {
+		// Each level of each counted keyword adds one: a post mentioning a
+		// keyword c times gets min(c, need) from it.
+		var levels []string
+		for _, k := range counted {
+			for level := 1; level <= need; level++ {
+				levels = append(levels, s.termsQuery([]mapping.Keyword{k}, level))
+			}
+		}
+		sums, err := s.matchPosts(ctx, levels)
+		if err != nil {
+			return nil, err
+		}
+		for id, n := range sums {
+			if n >= need {
+				qualified[id] = true
+			}
+		}
+		check = append(phrases, loose...)
+	}
+	if len(check) > 0 {
+		candidates, err := s.matchPosts(ctx, []string{s.termsQuery(check, 1)})
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]int64, 0, len(candidates))
+		for id := range candidates {
+			if !qualified[id] {
+				ids = append(ids, id)
+			}
+		}
+		if err := s.postsByText(ctx, q, ids, qualified); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.postsByText(ctx, q, nil, qualified); err != nil {
+		return nil, err
+	}
+	if q.Strength == 0 {
+		linked, err := s.postsLinkedFor(ctx, q.Keywords, since, !published)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range linked {
+			qualified[id] = true
+		}
+	}
+	out := make([]int64, 0, len(qualified))
+	for id := range qualified {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// termsQuery is an index query (an FTS5 MATCH expression, or a tsquery
+// literal) for posts that mention any of the keywords at least `level`
+// times, level > 1 for counted keywords only; phrases and loose keywords
+// by their words' positions.
+func (s *Store) termsQuery(keywords []mapping.Keyword, level int) string {
+	parts := make([]string, 0, len(keywords))
+	for _, k := range keywords {
+		if k.Kind == mapping.KeywordCounted {
+			lex := mapping.LevelLexeme(k.Lexemes[0], level)
+			if s.dialect == Postgres {
+				parts = append(parts, "'"+lex+"'")
+			} else {
+				parts = append(parts, `"`+lex+`"`)
+			}
+			continue
+		}
+		var sb strings.Builder
+		for i, lex := range k.Lexemes {
+			switch {
+			case i == 0:
+			case s.dialect == Postgres && k.Gaps[i] == 1:
+				sb.WriteString(" <-> ")
+			case s.dialect == Postgres:
+				fmt.Fprintf(&sb, " <%d> ", k.Gaps[i])
+			case k.Gaps[i] == 1:
+				sb.WriteByte(' ')
+			default:
+				sb.WriteString(" _ ") // the filler the index puts where words are not one space apart
+			}
+			if s.dialect == Postgres {
+				sb.WriteString("'" + lex + "'")
+			} else {
+				sb.WriteString(lex)
+			}
+		}
+		if s.dialect == Postgres {
+			parts = append(parts, "("+sb.String()+")")
+		} else {
+			parts = append(parts, `"`+sb.String()+`"`)
+		}
+	}
+	if s.dialect == Postgres {
+		return strings.Join(parts, " | ")
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// matchPosts runs the index queries and returns, for each post that
+// matches any, how many it matches.
+func (s *Store) matchPosts(ctx context.Context, queries []string) (map[int64]int, error) {
+	out := map[int64]int{}
+	var parts []string
+	args := make([]any, 0, len(queries))
+	for _, q := range queries {
+		if q == "" {
+			continue
+		}
+		args = append(args, q)
+		if s.dialect == Postgres {
+			parts = append(parts, fmt.Sprintf(`SELECT id FROM mapping_posts WHERE terms @@ $%d::tsquery`, len(args)))
+		} else {
+			parts = append(parts, fmt.Sprintf(`SELECT rowid AS id FROM mapping_terms WHERE mapping_terms MATCH $%d`, len(args)))
+		}
+	}
+	if len(parts) == 0 {
+		return out, nil
+	}
+	query := parts[0]
+	if len(parts) > 1 {
+		query = `SELECT id FROM (` + strings.Join(parts, ` UNION ALL `) + `) matched`
+	}
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("match posts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("match posts: %w", err)
+		}
+		out[id]++
+	}
+	return out, rows.Err()
+}
+
+// postsByText counts the keywords in the text of the posts of ids, or
+// with ids nil of the posts whose index is pending, and adds those that
+// qualify.
+func (s *Store) postsByText(ctx context.Context, q mapping.Query, ids []int64, qualified map[int64]bool) error {
+	where, args := s.pending("m"), []any(nil)
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil
+		}
+		where, args = `m.id IN (`+s.int64Rows(1)+`)`, []any{s.int64List(ids)}
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT m.id, p.text FROM mapping_posts m JOIN pronet_posts p ON p.urn = m.urn WHERE `+where, args...)
+	if err != nil {
+		return fmt.Errorf("posts' text: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id   int64
+			text string
+		)
+		if err := rows.Scan(&id, &text); err != nil {
+			return fmt.Errorf("posts' text: %w", err)
+		}
+		if mapping.Hits(text, q.Keywords) >= q.MinHits() {
+			qualified[id] = true
+		}
+	}
+	return rows.Err()
+}
