@@ -87,6 +87,7 @@ type options struct {
 	queries     string
 	postgresURL string
 	keep        bool
+	reuse       string
 }
 
 func main() {
@@ -106,6 +107,8 @@ func main() {
 	flag.BoolVar(&o.keepIndexes, "keep-indexes", false, "seed with every index in place instead of building the secondary ones at the end")
 	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database (to EXPLAIN queries) and print where it is")
+	flag.StringVar(&o.reuse, "reuse", "", "SQLite only: a database file a run with the same sizes kept; "+
+		"measures it without seeding (what is missing is still precomputed)")
 	flag.Parse()
 	// Interrupted, it still removes its database on the way out.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -219,6 +222,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 func database(ctx context.Context, o options) (string, string, func(), error) {
 	switch o.engine {
 	case "sqlite":
+		if o.reuse != "" {
+			return "sqlite://" + o.reuse, o.reuse, func() {}, nil
+		}
 		dir, err := os.MkdirTemp("", "trawl-mapping-")
 		if err != nil {
 			return "", "", nil, err
@@ -392,6 +398,16 @@ func (t *truth) people(i int) int64 {
 // seed loads the people, the posts and the engagements, each in batches
 // whose generation overlaps the writing of the previous one.
 func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, out io.Writer) error {
+	seedPeople := func(b []topic.Profile) (int64, error) { return st.SeedPeople(ctx, benchNow.Add(-31*24*time.Hour), b) }
+	seedPosts := func(b []store.SeedPoolPost) (int64, error) { return st.SeedPoolPosts(ctx, b) }
+	seedEngagements := func(b []store.SeedPoolEngagement) (int64, error) { return st.SeedPoolEngagements(ctx, b) }
+	if o.reuse != "" {
+		// Generate (for the benchmark's own count) without writing.
+		o.keepIndexes = true
+		seedPeople = func(b []topic.Profile) (int64, error) { return int64(len(b)), nil }
+		seedPosts = func(b []store.SeedPoolPost) (int64, error) { return int64(len(b)), nil }
+		seedEngagements = func(b []store.SeedPoolEngagement) (int64, error) { return int64(len(b)), nil }
+	}
 	if st.Dialect() == store.SQLite {
 		// The loader's own connection (the writer, the only one) keeps the
 		// indexes it grows in memory; the readers keep the default.
@@ -422,7 +438,7 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 				return
 			}
 		}
-	}, func(b []topic.Profile) (int64, error) { return st.SeedPeople(ctx, benchNow.Add(-31*24*time.Hour), b) })
+	}, seedPeople)
 	if err != nil {
 		return err
 	}
@@ -446,7 +462,7 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 				return
 			}
 		}
-	}, func(b []store.SeedPoolPost) (int64, error) { return st.SeedPoolPosts(ctx, b) })
+	}, seedPosts)
 	if err != nil {
 		return err
 	}
@@ -470,7 +486,7 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 				b, who = make([]store.SeedPoolEngagement, 0, o.batch+perPostCap), who[:0]
 			}
 		}
-	}, func(b []store.SeedPoolEngagement) (int64, error) { return st.SeedPoolEngagements(ctx, b) })
+	}, seedEngagements)
 	if err != nil {
 		return err
 	}

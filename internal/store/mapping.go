@@ -196,14 +196,20 @@ type engagerHits struct {
 // are read from the pool tables.
 func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (engagerHits, int64, error) {
 	out := engagerHits{ties: map[int64][]int64{}}
-	at := make(map[int64]int32, 1024)
+	// Where each person is in out.list, plus one (0: not yet), by person
+	// id: ids are dense (given in first-seen order), and a slice is several
+	// times faster than a map here.
+	var at []int32
 	var n int64
 	add := func(post int64, e engagerEntry) {
 		n++
 		person, comment := e.key>>1, e.key&1 == 1
-		i, ok := at[person]
-		if !ok {
-			at[person] = int32(len(out.list))
+		if person >= int64(len(at)) {
+			at = append(at, make([]int32, int(person)+1+int(person)/4-len(at))...)
+		}
+		i := at[person] - 1
+		if i < 0 {
+			at[person] = int32(len(out.list)) + 1
 			out.list = append(out.list, engagerHit{person: person, at: e.at, comment: comment, post: post})
 			return
 		}

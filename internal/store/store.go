@@ -123,7 +123,10 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	reader, err := sql.Open("sqlite", "file:"+path+"?mode=ro&"+pragmas+"&_pragma=query_only(1)")
+	// Readers map the file (SQLite caps it at 2 GiB): a page read is a
+	// memory access instead of a pread, shared by every connection, which
+	// halves index-probe-heavy reads such as social mapping's.
+	reader, err := sql.Open("sqlite", "file:"+path+"?mode=ro&"+pragmas+"&_pragma=mmap_size(2147418112)&_pragma=query_only(1)")
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite reader: %w", err)
