@@ -24,6 +24,9 @@ import (
 //	         text or follows a character that is not a word character
 //	<n>w<t>  (n = 2…MaxStrength) the word occurs at least n times
 //	<n>h<t>  the hashtag occurs at least n times
+//	<n>p<t>_<u>  the words t and u, one space apart, occur at least n
+//	         times (n = 2…MaxStrength; t ≠ u): how often a two-word phrase
+//	         occurs, which positions alone do not say cheaply
 //
 // where <t> is the word itself when it is ASCII lower-case letters and
 // digits, else "_" and the hex of its UTF-8 bytes. A word whose <t> would
@@ -121,15 +124,16 @@ func IndexText(text string) PostTerms {
 	ws := words(lt)
 	terms := PostTerms{Words: make([]Lexeme, 0, len(ws))}
 	wordCount := make(map[string]int, len(ws))
-	var tagCount map[string]int
+	var tagCount, pairCount map[string]int
 	var order []string // lexemes in first-seen order, for a stable output
-	pos := 0
+	pos, prev := 0, ""
 	for i, w := range ws {
 		// One more position, two when the words are not one space apart.
+		spaced := i > 0 && lt[ws[i-1].b:w.a] == " "
 		switch {
 		case i == 0:
 			pos = 1
-		case lt[ws[i-1].b:w.a] == " ":
+		case spaced:
 			pos++
 		default:
 			pos += 2
@@ -138,8 +142,19 @@ func IndexText(text string) PostTerms {
 		lex := "w" + body
 		terms.Words = append(terms.Words, Lexeme{Text: lex, Pos: pos})
 		if body == longBody {
+			prev = ""
 			continue // stands for any long word: nothing to count
 		}
+		if pair := PairLexeme(prev, body); spaced && pair != "" {
+			if pairCount == nil {
+				pairCount = map[string]int{}
+			}
+			if pairCount[pair] == 0 {
+				order = append(order, pair)
+			}
+			pairCount[pair]++
+		}
+		prev = body
 		if wordCount[lex] == 0 {
 			order = append(order, lex)
 		}
@@ -157,9 +172,12 @@ func IndexText(text string) PostTerms {
 	}
 	for _, lex := range order {
 		n := wordCount[lex]
-		if lex[0] == 'h' {
+		switch lex[0] {
+		case 'h':
 			n = tagCount[lex]
 			terms.Others = append(terms.Others, lex)
+		case 'p':
+			n = pairCount[lex] // only counts: the words' positions say whether it occurs
 		}
 		for level := 2; level <= min(n, MaxStrength); level++ {
 			terms.Others = append(terms.Others, LevelLexeme(lex, level))
@@ -175,6 +193,18 @@ func isTag(lt string, a int) bool {
 		return false
 	}
 	return boundaryBefore(lt, a-1)
+}
+
+// PairLexeme is the lexeme of two words one space apart (bodies a then b),
+// counted like a word; "" when they are the same word, whose occurrences as
+// a phrase may overlap ("ha ha ha" holds "ha ha" once, as Hits counts,
+// and two pairs), or either is missing.
+func PairLexeme(a, b string) string {
+	if a == "" || b == "" || a == b {
+		return ""
+	}
+	// Unambiguous: a body holds '_' only as its first byte.
+	return "p" + a + "_" + b
 }
 
 // LevelLexeme is the lexeme saying that lex occurs at least level times.
@@ -275,7 +305,8 @@ const (
 	// it occurs (up to MaxStrength), exactly.
 	KeywordCounted
 	// KeywordPhrase: words one space apart; the index says exactly
-	// whether the post mentions it, not how often.
+	// whether the post mentions it, and for two different words how often
+	// (Pair).
 	KeywordPhrase
 	// KeywordLoose: any other keyword ("product-led", "c++", "#gtm
 	// tools"); the index finds every post that may mention it, and the
@@ -291,6 +322,10 @@ type Keyword struct {
 	// Gaps[i] is how many positions the word i is after the word i-1
 	// (Gaps[0] is 0): 1 for one space, 2 for anything else.
 	Gaps []int
+	// Pair, for a phrase of two different words, is the lexeme whose
+	// levels (LevelLexeme, 2…MaxStrength) count its occurrences exactly;
+	// level 1 is the phrase itself.
+	Pair string
 }
 
 // PlanKeyword is how the index finds posts that mention k, a keyword as
@@ -322,6 +357,8 @@ func PlanKeyword(k string) Keyword {
 		out.Kind, out.Lexemes = KeywordCounted, []string{"h" + encode(kw[ws[0].a:ws[0].b])}
 	case lead != "" || trail != "":
 		out.Kind = KeywordLoose
+	case out.Kind == KeywordPhrase && len(ws) == 2:
+		out.Pair = PairLexeme(out.Lexemes[0][1:], out.Lexemes[1][1:])
 	}
 	return out
 }

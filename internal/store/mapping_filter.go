@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -107,7 +108,24 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 	if len(f.JobTitles) > 0 || len(f.JobTitlesExcludes) > 0 {
 		inGo += " OR m.title IS NULL"
 	}
-	rows, err := s.read.QueryContext(ctx,
+	var q interface {
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	} = s.read
+	if s.dialect == Postgres && len(ids) > 5000 {
+		// PostgreSQL probes the people's index once per id unless told
+		// otherwise; beyond a few thousand ids one pass over the (narrow)
+		// table into a hash of the ids measured about twice as fast.
+		tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return nil, fmt.Errorf("filter people: %w", err)
+		}
+		defer tx.Rollback() //nolint:errcheck // read-only
+		if _, err := tx.ExecContext(ctx, `SET LOCAL enable_nestloop = off`); err != nil {
+			return nil, fmt.Errorf("filter people: %w", err)
+		}
+		q = tx
+	}
+	rows, err := q.QueryContext(ctx,
 		`SELECT q.id, CASE WHEN `+inGo+` THEN 1 ELSE 0 END FROM (`+s.int64Rows(1)+`) q LEFT JOIN mapping_people m ON m.id = q.id
 		  WHERE m.id IS NULL OR (`+where+`)`, args...)
 	if err != nil {

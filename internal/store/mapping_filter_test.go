@@ -124,3 +124,85 @@ func checkFilter(t *testing.T, s *store.Store, f mapping.Filters, people []topic
 		t.Errorf("%s: %+v: got %v (total %d), want %v", state, f, got, total, want)
 	}
 }
+
+// TestSocialMappingFiltersMany: filters over more people than PostgreSQL
+// probes one by one (it then scans the folded columns into a hash of the
+// ids) keep exactly the people Match keeps, folded or not.
+func TestSocialMappingFiltersMany(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	sizes := []string{"1-10", "11-50", "51-200", "201-500"}
+	countries := []string{"US", "GB", "de", "Fr"}
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			s := storetest.Open(t, engine, func() time.Time { return now })
+			const n = 6000
+			people := make([]topic.Profile, n)
+			byURN := map[string]mapping.Person{}
+			for i := range people {
+				p := topic.Profile{URN: store.SyntheticPersonURN(i), FullName: "Person " + strconv.Itoa(i),
+					JobTitle: []string{"Head of Sales", "Engineer", "", "GESCHÄFTSFÜHRER"}[i%4], Headline: "Sales at X",
+					CompanySize: sizes[i%3], Country: countries[i%4], Industry: []string{"Software Development", "Ärzte"}[i%2]}
+				if i%5 != 0 {
+					p.Followers = followers(int64(i))
+				}
+				people[i] = p
+				title := p.JobTitle
+				if title == "" {
+					title = p.Headline
+				}
+				byURN[p.URN] = mapping.Person{URN: p.URN, JobTitle: title, CompanySize: p.CompanySize, Country: p.Country,
+					Industry: p.Industry, Followers: p.Followers}
+			}
+			if _, err := s.SeedPeople(ctx, now.Add(-time.Hour), people); err != nil {
+				t.Fatal(err)
+			}
+			urn := store.SyntheticPostURN(1)
+			rec, _ := json.Marshal(pronet.Post{Text: "RevOps matters", URN: urn, PostedDateTimestamp: now.Add(-day).UnixMilli()})
+			post := store.SeedPoolPost{Post: topic.Post{URN: urn, PostedAt: now.Add(-day), Record: rec}, SeenAt: now.Add(-day)}
+			if _, err := s.SeedPoolPosts(ctx, []store.SeedPoolPost{post}); err != nil {
+				t.Fatal(err)
+			}
+			es := make([]store.SeedPoolEngagement, n)
+			for i, p := range people {
+				at := now.Add(-time.Duration(i+1) * time.Second)
+				es[i] = store.SeedPoolEngagement{PostURN: urn, PersonURN: p.URN, Type: "like", At: at, SeenAt: at, Interval: topic.Initial}
+			}
+			if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
+				t.Fatal(err)
+			}
+			filters := []mapping.Filters{
+				{CompanySizes: []string{"51-200", "201-500"}},
+				{Countries: []string{"DE", "US"}, IndustriesExcludes: []string{"ärzte"}},
+				{JobTitles: []string{"sales", "geschäftsführer"}, Followers: []mapping.Range{{Min: 1000}}},
+			}
+			for _, state := range []string{"seeded", "precomputed"} {
+				if state == "precomputed" {
+					if _, err := s.PrecomputeMapping(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, f := range filters {
+					var want []string
+					for _, p := range people {
+						if f.Match(byURN[p.URN]) {
+							want = append(want, p.URN)
+						}
+					}
+					q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1, Filters: f, Page: 2, PageSize: 50}
+					rs, total, err := s.SocialMapping(ctx, q, now, n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got []string
+					for _, r := range rs {
+						got = append(got, r.Person.URN)
+					}
+					if total != int64(len(want)) || !slices.Equal(got, want[50:100]) {
+						t.Errorf("%s: %+v: total %d, want %d; page 2 %v, want %v", state, f, total, len(want), got, want[50:100])
+					}
+				}
+			}
+		})
+	}
+}

@@ -41,9 +41,9 @@ func TestMappingIndexNeverStale(t *testing.T) {
 			checkOracle(t, f.s, "collected")
 
 			// A post's text changes: P7 no longer mentions revops, P8 now
-			// does twice, with a long word and a phrase.
+			// does twice, with a long word and a phrase twice.
 			exec(setText, "nothing to see", fxPostURN("P7"))
-			exec(setText, "RevOps and #revops: pipeline hygiene "+strings.Repeat("x", 300), fxPostURN("P8"))
+			exec(setText, "RevOps and #revops: pipeline hygiene, pipeline hygiene "+strings.Repeat("x", 300), fxPostURN("P8"))
 			// Engagements written without packing: on P8 (which had none),
 			// on P1, and one moved out of the window and one into it.
 			for i, e := range []struct{ person, post, kind string }{{"U3", "P8", "comment"}, {"U7", "P8", "like"}, {"U10", "P1", "like"}} {

@@ -16,10 +16,11 @@ import (
 // creators). Posts without an engagement in the window may be among them.
 //
 // The keyword index decides alone what it knows exactly (mapping.Keyword):
-// how often a word or a hashtag occurs, up to mapping.MaxStrength, and
-// whether a phrase occurs. The text decides the rest: how often a phrase
-// occurs, where that matters, keywords the index can only narrow down
-// ("product-led"), and posts whose index is pending.
+// how often a word, a hashtag or a phrase of two different words occurs,
+// up to mapping.MaxStrength, and whether any phrase occurs. The text
+// decides the rest: how often a longer phrase occurs, where that matters,
+// keywords the index can only narrow down ("product-led"), and posts whose
+// index is pending.
 func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int64, published bool) ([]int64, error) {
 	need := q.MinHits()
 	var counted, phrases, loose []mapping.Keyword
@@ -47,11 +48,24 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 		check = loose
 	} else {
 		// Each level of each counted keyword adds one: a post mentioning a
-		// keyword c times gets min(c, need) from it.
+		// keyword c times gets min(c, need) from it. A phrase of two
+		// different words is counted too: level 1 is the phrase, the
+		// others its pair lexeme's levels.
 		var levels []string
 		for _, k := range counted {
 			for level := 1; level <= need; level++ {
 				levels = append(levels, s.termsQuery([]mapping.Keyword{k}, level))
+			}
+		}
+		for _, k := range phrases {
+			if k.Pair == "" {
+				check = append(check, k)
+				continue
+			}
+			levels = append(levels, s.termsQuery([]mapping.Keyword{k}, 1))
+			pair := mapping.Keyword{Kind: mapping.KeywordCounted, Lexemes: []string{k.Pair}}
+			for level := 2; level <= need; level++ {
+				levels = append(levels, s.termsQuery([]mapping.Keyword{pair}, level))
 			}
 		}
 		sums, err := s.matchPosts(ctx, levels)
@@ -63,7 +77,7 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 				qualified[id] = true
 			}
 		}
-		check = append(phrases, loose...)
+		check = append(check, loose...)
 	}
 	if len(check) > 0 {
 		candidates, err := s.matchPosts(ctx, []string{s.termsQuery(check, 1)})
