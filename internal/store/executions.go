@@ -131,6 +131,61 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, h *hotStmts, x 
 	return true, s.enqueueTx(ctx, tx, workflow.ExecuteArgs{ExecutionID: x.ID, Claim: x.Claim})
 }
 
+// outboxEvent is an unprocessed outbox row on its way to the workflows it
+// fires: subject is the search or topic that produced it; a nil payload
+// fires nothing (its result went with its search) but is marked processed.
+type outboxEvent struct {
+	id, account, subject string
+	created              int64
+	payload              map[string]any
+}
+
+// fireEvents creates one execution per event and published, enabled
+// workflow of the trigger kind in the event's account that fires on it
+// (keyed by the event, so no event fires a workflow twice), and marks the
+// events processed in table, all in tx. h comes from s.hot before tx
+// began: preparing takes the writer that tx holds.
+func (s *Store) fireEvents(ctx context.Context, tx JobTx, h *hotStmts, lease time.Duration, table, kind, keyPrefix string,
+	events []outboxEvent, fires func(workflow.Workflow, outboxEvent) bool) error {
+	flows := map[string][]workflow.Workflow{}
+	ids := make([]any, 0, len(events))
+	for _, ev := range events {
+		ids = append(ids, ev.id)
+		if ev.payload == nil {
+			continue
+		}
+		ws, seen := flows[ev.account]
+		if !seen {
+			var err error
+			if ws, err = s.firingWorkflows(ctx, tx.SQL, ev.account, kind); err != nil {
+				return err
+			}
+			flows[ev.account] = ws
+		}
+		for _, w := range ws {
+			if !armedFor(w, ev.created) || !fires(w, ev) {
+				continue
+			}
+			x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
+				EventName: kind, EventKey: keyPrefix + ev.id, Trigger: ev.payload}
+			if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := tx.SQL.ExecContext(ctx, `UPDATE `+table+` SET processed_at = $1 WHERE id IN (`+inList(1, len(ids))+`)`,
+		append([]any{ms(s.now())}, ids...)...)
+	return err
+}
+
+// skipLockedOf is skipLocked for the rows of one table of a join.
+func (s *Store) skipLockedOf(table string) string {
+	if s.dialect != Postgres {
+		return ""
+	}
+	return " FOR UPDATE OF " + table + " SKIP LOCKED"
+}
+
 // DispatchNewPosts fires the account's published, enabled new-post
 // workflows on unprocessed new-post events, oldest first, at most limit
 // events: each event becomes one execution per matching workflow (its
@@ -141,73 +196,44 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 	var n int
 	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
-		lock := ""
-		if s.dialect == Postgres {
-			lock = " FOR UPDATE OF e SKIP LOCKED"
-		}
 		rows, err := tx.SQL.QueryContext(ctx,
 			`SELECT e.id, e.account_id, COALESCE(CAST(e.search_id AS TEXT), ''), e.created_at, r.item
 			   FROM events e LEFT JOIN search_results r ON r.search_id = e.search_id AND r.post_id = e.subject_id
-			  WHERE e.processed_at IS NULL AND e.kind = $1 ORDER BY e.created_at, e.id LIMIT $2`+lock, EventNewPost, limit)
+			  WHERE e.processed_at IS NULL AND e.kind = $1 ORDER BY e.created_at, e.id LIMIT $2`+s.skipLockedOf("e"), EventNewPost, limit)
 		if err != nil {
 			return err
 		}
-		type event struct {
-			id, account, search string
-			created             int64
-			item                []byte
-		}
-		var events []event
-		accounts := map[string]bool{}
-		for rows.Next() {
-			var e event
-			if err := rows.Scan(&e.id, &e.account, &e.search, &e.created, &e.item); err != nil {
-				rows.Close()
-				return err
+		var events []outboxEvent
+		err = func() error {
+			defer rows.Close()
+			for rows.Next() {
+				var (
+					ev   outboxEvent
+					item []byte
+				)
+				if err := rows.Scan(&ev.id, &ev.account, &ev.subject, &ev.created, &item); err != nil {
+					return err
+				}
+				if item != nil {
+					raw, err := newPostEventPayload(ev.subject, item)
+					if err == nil {
+						err = json.Unmarshal(raw, &ev.payload)
+					}
+					if err != nil {
+						return fmt.Errorf("event %s: %w", ev.id, err)
+					}
+				}
+				events = append(events, ev)
 			}
-			events, accounts[e.account] = append(events, e), true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil || len(events) == 0 {
+			return rows.Err()
+		}()
+		if err != nil || len(events) == 0 {
 			return err
 		}
 		n = len(events)
-		flows := map[string][]workflow.Workflow{}
-		for acct := range accounts {
-			ws, err := s.firingWorkflows(ctx, tx.SQL, acct, workflow.TriggerNewPost)
-			if err != nil {
-				return err
-			}
-			flows[acct] = ws
-		}
-		ids := make([]any, 0, len(events))
-		for _, e := range events {
-			ids = append(ids, e.id)
-			if e.item == nil {
-				continue // the result is gone with its search
-			}
-			var payload map[string]any
-			raw, err := newPostEventPayload(e.search, e.item)
-			if err == nil {
-				err = json.Unmarshal(raw, &payload)
-			}
-			if err != nil {
-				return fmt.Errorf("event %s: %w", e.id, err)
-			}
-			for _, w := range flows[e.account] {
-				if (w.SearchID != "" && w.SearchID != e.search) || !armedFor(w, e.created) {
-					continue
-				}
-				x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
-					EventName: workflow.TriggerNewPost, EventKey: "event:" + e.id, Trigger: payload}
-				if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
-					return err
-				}
-			}
-		}
-		_, err = tx.SQL.ExecContext(ctx, `UPDATE events SET processed_at = $1 WHERE id IN (`+inList(1, len(ids))+`)`,
-			append([]any{ms(s.now())}, ids...)...)
-		return err
+		return s.fireEvents(ctx, tx, h, lease, "events", workflow.TriggerNewPost, "event:", events, func(w workflow.Workflow, ev outboxEvent) bool {
+			return w.SearchID == "" || w.SearchID == ev.subject
+		})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: dispatch new posts: %w", err)
@@ -223,38 +249,30 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 	var n int
 	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
-		lock := ""
-		if s.dialect == Postgres {
-			lock = " FOR UPDATE OF ev SKIP LOCKED"
-		}
 		rows, err := tx.SQL.QueryContext(ctx,
 			`SELECT ev.id, ev.account_id, CAST(ev.topic_id AS TEXT), ev.created_at, po.record, `+fmt.Sprintf(engagementColumns, "ev.created_at")+`
 			   FROM engagement_events ev
 			   JOIN pronet_engagements e ON e.id = ev.engagement_id
 			   JOIN pronet_people p ON p.urn = e.person_urn
 			   JOIN pronet_posts po ON po.urn = e.post_urn
-			  WHERE ev.processed_at IS NULL ORDER BY ev.created_at, ev.id LIMIT $1`+lock, limit)
+			  WHERE ev.processed_at IS NULL ORDER BY ev.created_at, ev.id LIMIT $1`+s.skipLockedOf("ev"), limit)
 		if err != nil {
 			return err
 		}
-		type event struct {
-			id, account, topic string
-			created            int64
-			post               []byte
-			payload            map[string]any
-		}
-		var events []event
-		accounts := map[string]bool{}
+		var events []outboxEvent
 		err = func() error {
 			defer rows.Close()
 			for rows.Next() {
-				var ev event
-				e, err := scanEngagement(rows, &ev.id, &ev.account, &ev.topic, &ev.created, &ev.post)
+				var (
+					ev   outboxEvent
+					post []byte
+				)
+				e, err := scanEngagement(rows, &ev.id, &ev.account, &ev.subject, &ev.created, &post)
 				if err != nil {
 					return err
 				}
-				ev.payload = engagementPayload(e, ev.post)
-				events, accounts[ev.account] = append(events, ev), true
+				ev.payload = engagementPayload(e, post)
+				events = append(events, ev)
 			}
 			return rows.Err()
 		}()
@@ -262,29 +280,10 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 			return err
 		}
 		n = len(events)
-		flows := map[string][]workflow.Workflow{}
-		for acct := range accounts {
-			if flows[acct], err = s.firingWorkflows(ctx, tx.SQL, acct, workflow.TriggerEngagement); err != nil {
-				return err
-			}
-		}
-		ids := make([]any, 0, len(events))
-		for _, ev := range events {
-			ids = append(ids, ev.id)
-			for _, w := range flows[ev.account] {
-				if topic, _ := w.Definition.Trigger.Inputs["topic_id"].(string); topic != ev.topic || !armedFor(w, ev.created) {
-					continue
-				}
-				x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
-					EventName: workflow.TriggerEngagement, EventKey: "engagement:" + ev.id, Trigger: ev.payload}
-				if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
-					return err
-				}
-			}
-		}
-		_, err = tx.SQL.ExecContext(ctx, `UPDATE engagement_events SET processed_at = $1 WHERE id IN (`+inList(1, len(ids))+`)`,
-			append([]any{ms(s.now())}, ids...)...)
-		return err
+		return s.fireEvents(ctx, tx, h, lease, "engagement_events", workflow.TriggerEngagement, "engagement:", events, func(w workflow.Workflow, ev outboxEvent) bool {
+			topic, _ := w.Definition.Trigger.Inputs["topic_id"].(string)
+			return topic == ev.subject
+		})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: dispatch engagements: %w", err)
