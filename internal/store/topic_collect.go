@@ -516,6 +516,9 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 	if err != nil {
 		return topic.HydrationOutcome{}, fmt.Errorf("store: save hydration of post %s: %w", h.PostURN, contention(err))
 	}
+	if out.Linked > 0 { // each linked engagement wrote an outbox event
+		s.eventsWritten()
+	}
 	return out, nil
 }
 
