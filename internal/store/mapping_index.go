@@ -204,6 +204,23 @@ func (s *Store) indexEngagers(ctx context.Context, tx *sql.Tx, urns []string) er
 		for i, u := range chunk {
 			args[i] = u
 		}
+		if s.dialect == Postgres {
+			// One statement, no round trips: packed in SQL as packEngagers
+			// packs (as migration 00010 does; its test compares the two).
+			if _, err := tx.ExecContext(ctx,
+				`INSERT INTO mapping_engagers (post_id, engagers)
+				 SELECT m.id, COALESCE(string_agg(int8send(e.engaged_at) || int8send(p.id * 2 + CASE WHEN e.type = 'comment' THEN 1 ELSE 0 END), ''::bytea
+				                                  ORDER BY e.engaged_at, p.id * 2 + CASE WHEN e.type = 'comment' THEN 1 ELSE 0 END), ''::bytea)
+				   FROM mapping_posts m
+				   LEFT JOIN pronet_engagements e ON e.post_urn = m.urn
+				   LEFT JOIN pronet_people p ON p.urn = e.person_urn
+				  WHERE m.urn IN (`+inList(0, len(chunk))+`) AND NOT EXISTS (SELECT 1 FROM mapping_engagers b WHERE b.post_id = m.id)
+				  GROUP BY m.id
+				 ON CONFLICT (post_id) DO UPDATE SET engagers = excluded.engagers`, args...); err != nil {
+				return fmt.Errorf("pack engagements: %w", err)
+			}
+			continue
+		}
 		rows, err := tx.QueryContext(ctx,
 			`SELECT m.id FROM mapping_posts m
 			  WHERE m.urn IN (`+inList(0, len(chunk))+`) AND NOT EXISTS (SELECT 1 FROM mapping_engagers b WHERE b.post_id = m.id)`, args...)
