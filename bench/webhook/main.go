@@ -174,12 +174,15 @@ func ignoreCanceled(err error) error {
 
 func createWorkflow(base, key string) (string, error) {
 	// The flow of the n8n peer (../shared/peers/n8n/wf.json): if likes > 10,
-	// set a summary; answered when the last step ends.
+	// set a summary (else end, as n8n's empty false branch does); answered
+	// when the last step ends.
 	def := `{"name": "bench", "status": "PUBLISHED", "enabled": true, "workflow": {
 		"trigger": {"kind": "workflows/webhook"},
 		"actions": [{"id": "popular", "kind": "builtin:if", "inputs": {"condition": "{{ trigger.likes > 10 }}"}},
-		            {"id": "summary", "kind": "builtin:set", "inputs": {"values": {"summary": "{{ trigger.text }} by {{ trigger.author }}"}}}],
-		"edges": [{"from": "$source", "to": "popular"}, {"from": "popular", "to": "summary", "conditional": {"type": "if"}}]}}`
+		            {"id": "summary", "kind": "builtin:set", "inputs": {"values": {"summary": "{{ trigger.text }} by {{ trigger.author }}"}}},
+		            {"id": "quiet", "kind": "builtin:exit", "inputs": {"reason": "not popular"}}],
+		"edges": [{"from": "$source", "to": "popular"}, {"from": "popular", "to": "summary", "conditional": {"type": "if"}},
+		          {"from": "popular", "to": "quiet", "conditional": {"type": "else"}}]}}`
 	req, _ := http.NewRequest(http.MethodPost, base+"/v1/workflows", strings.NewReader(def))
 	req.Header.Set("x-api-key", key)
 	req.Header.Set("Content-Type", "application/json")
@@ -188,13 +191,17 @@ func createWorkflow(base, key string) (string, error) {
 		return "", err
 	}
 	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
 	var out struct {
 		Data struct {
 			WebhookURL string `json:"webhook_url"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Data.WebhookURL == "" {
-		return "", fmt.Errorf("create workflow: %d %v", resp.StatusCode, err)
+	if err := json.Unmarshal(raw, &out); err != nil || out.Data.WebhookURL == "" {
+		return "", fmt.Errorf("create workflow: %d %s", resp.StatusCode, raw)
 	}
 	return out.Data.WebhookURL, nil
 }
