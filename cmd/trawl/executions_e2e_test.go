@@ -116,6 +116,9 @@ func TestExecutionsEndToEnd(t *testing.T) {
 			if lbl := hot.Steps[2].Output.(map[string]any)["label"]; lbl != "https://x.com/ann #0" {
 				t.Fatalf("interpolated label %v", lbl)
 			}
+			if x := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, nil), ended); x.Status != "completed" {
+				t.Fatalf("a test run without a body (the sample payload) %s: %s", x.Status, x.keys())
+			}
 			cold := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{"overrides": map[string]any{"likes": 3}}), ended)
 			if got, want := cold.keys(), "hot:completed each:skipped count:skipped cold:completed never:skipped"; cold.Status != "completed" || got != want {
 				t.Fatalf("cold run %s: %s", cold.Status, got)
@@ -148,7 +151,23 @@ func TestExecutionsEndToEnd(t *testing.T) {
 			}
 			wantError(t, do(t, pc, http.MethodPost, "/v1/workflows/"+w.ID+"/test", map[string]any{"test_config": map[string]any{
 				"action_mocks": map[string]any{"ghost": map[string]any{"enabled": true}}}}), 400, "VALIDATION_ERROR", "body.test_config.action_mocks.ghost")
-			wantError(t, do(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions/"+real.ID, nil), 404, "NOT_FOUND")
+			// Another account reaches none of them.
+			for _, r := range []struct{ method, path string }{
+				{http.MethodGet, "/v1/workflows/" + w.ID + "/executions/" + real.ID},
+				{http.MethodGet, "/v1/workflows/" + w.ID + "/executions"},
+				{http.MethodPost, "/v1/workflows/" + w.ID + "/executions/" + broke.ID + "/rerun"},
+				{http.MethodPost, "/v1/workflows/" + w.ID + "/executions/" + real.ID + "/cancel"},
+				{http.MethodPost, "/v1/workflows/" + w.ID + "/test"},
+			} {
+				var body any
+				if r.method == http.MethodPost {
+					body = map[string]any{}
+				}
+				wantError(t, do(t, c, r.method, r.path, body), 404, "NOT_FOUND")
+			}
+			if x := execution(t, pc, w.ID, broke.ID); x.Status != "failed" {
+				t.Fatalf("another account's rerun or cancel changed the execution: %+v", x)
+			}
 		})
 
 		t.Run("a delay parks the execution until the clock passes it; cancel and rerun", func(t *testing.T) {

@@ -89,23 +89,27 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 }
 
 type testRunInput struct {
-	ID   string `path:"id" doc:"Workflow id."`
-	Body struct {
-		Overrides *struct {
-			AuthorURL  *string `json:"author_url,omitempty"`
-			Text       *string `json:"text,omitempty"`
-			PostURL    *string `json:"post_url,omitempty"`
-			Likes      *int64  `json:"likes,omitempty"`
-			Comments   *int64  `json:"comments,omitempty"`
-			DatePosted *string `json:"date_posted,omitempty" doc:"ISO 8601."`
-			Source     *string `json:"source,omitempty" doc:"A label."`
-		} `json:"overrides,omitempty" doc:"Values of the new-post payload the run sees."`
-		TestConfig *struct {
-			Mode                 string                   `json:"mode,omitempty" enum:"real_with_override" doc:"The only mode: actions really run unless mocked."`
-			StrictDataValidation *bool                    `json:"strict_data_validation,omitempty" doc:"Default true: fail a step whose resolved input or whose output (a mock's included) breaks the catalogue's types, every mismatch listed."`
-			ActionMocks          map[string]workflow.Mock `json:"action_mocks,omitempty" doc:"Step id → {enabled, output}: the step outputs that instead of running (and costs nothing)."`
-		} `json:"test_config,omitempty"`
-	} `required:"false"`
+	ID string `path:"id" doc:"Workflow id."`
+	// A pointer: huma requires a struct body whatever its tag says, and a
+	// test run without a body runs with the defaults.
+	Body *testRunBody `required:"false"`
+}
+
+type testRunBody struct {
+	Overrides *struct {
+		AuthorURL  *string `json:"author_url,omitempty"`
+		Text       *string `json:"text,omitempty"`
+		PostURL    *string `json:"post_url,omitempty"`
+		Likes      *int64  `json:"likes,omitempty"`
+		Comments   *int64  `json:"comments,omitempty"`
+		DatePosted *string `json:"date_posted,omitempty" doc:"ISO 8601."`
+		Source     *string `json:"source,omitempty" doc:"A label."`
+	} `json:"overrides,omitempty" doc:"Values of the new-post payload the run sees."`
+	TestConfig *struct {
+		Mode                 string                   `json:"mode,omitempty" enum:"real_with_override" doc:"The only mode: actions really run unless mocked."`
+		StrictDataValidation *bool                    `json:"strict_data_validation,omitempty" doc:"Default true: fail a step whose resolved input or whose output (a mock's included) breaks the catalogue's types, every mismatch listed."`
+		ActionMocks          map[string]workflow.Mock `json:"action_mocks,omitempty" doc:"Step id → {enabled, output}: the step outputs that instead of running (and costs nothing)."`
+	} `json:"test_config,omitempty"`
 }
 
 type testRunOut struct {
@@ -116,6 +120,9 @@ type testRunOut struct {
 
 func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Reply[testRunOut], error) {
 	acct := principalFrom(ctx).Account.ID
+	if in.Body == nil {
+		in.Body = &testRunBody{}
+	}
 	w, err := s.accountWorkflow(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -226,13 +233,11 @@ func (s *Server) handleListExecutions(ctx context.Context, in *listExecutionsInp
 	// Executions of a deleted workflow stay readable: look them up by
 	// the account, not through the live workflow.
 	xs, total, err := s.store.ListExecutions(ctx, acct, in.ID, workflow.ExecutionStatus(strings.ToLower(in.Status)), in.EventName, in.Page, in.PageSize)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
 	if err != nil {
 		return nil, s.fail(ctx, err)
-	}
-	if total == 0 {
-		if _, err := s.store.AccountWorkflow(ctx, acct, in.ID); errors.Is(err, store.ErrNotFound) {
-			return nil, notFound("Workflow " + in.ID)
-		}
 	}
 	items := make([]executionOut, 0, len(xs))
 	for _, x := range xs {

@@ -452,9 +452,19 @@ func (s *Store) AccountExecution(ctx context.Context, accountID, workflowID, run
 }
 
 // ListExecutions returns a page (from 1) of a workflow's executions, newest
-// first, without steps, and how many match. The caller has checked that
-// the workflow is the account's.
+// first, without steps, and how many match; ErrNotFound when the workflow,
+// deleted or not, is not the account's.
 func (s *Store) ListExecutions(ctx context.Context, accountID, workflowID string, status workflow.ExecutionStatus, eventName string, page, pageSize int) ([]workflow.Execution, int64, error) {
+	var owner string
+	if ValidID(workflowID) {
+		err := s.read.QueryRowContext(ctx, `SELECT account_id FROM workflows WHERE id = $1`, workflowID).Scan(&owner)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, 0, fmt.Errorf("store: executions of %s: %w", workflowID, err)
+		}
+	}
+	if owner != accountID {
+		return nil, 0, fmt.Errorf("store: executions of workflow %q: %w", workflowID, ErrNotFound)
+	}
 	filter, args := `workflow_id = $1`, []any{workflowID}
 	if status != "" {
 		args = append(args, string(status))
