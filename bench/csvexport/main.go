@@ -19,21 +19,16 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"database/sql"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -43,15 +38,12 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
+	"github.com/trawlhq/trawl/bench/internal/benchkit"
 	"github.com/trawlhq/trawl/internal/auth"
-	"github.com/trawlhq/trawl/internal/config"
-	"github.com/trawlhq/trawl/internal/httpapi"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
 )
-
-const defaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
 type options struct {
 	engine      string
@@ -68,7 +60,7 @@ func main() {
 	flag.IntVar(&o.rows, "rows", 1_000_000, "results to store and export")
 	flag.IntVar(&o.batch, "batch", 5000, "results per seeding transaction")
 	flag.StringVar(&o.filter, "filter", "founder", "job_title of a second, filtered export (one author in five has it); empty to skip")
-	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
+	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+benchkit.DefaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database and print where it is")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -84,7 +76,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.rows < 1 || o.batch < 1 {
 		return errors.New("want rows >= 1 and batch >= 1")
 	}
-	dbURL, cleanup, err := database(ctx, o)
+	dbURL, cleanup, err := benchkit.Database(ctx, o.engine, o.postgresURL, "csvexport", o.keep)
 	if err != nil {
 		return err
 	}
@@ -109,7 +101,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	took := time.Since(start)
 	fmt.Fprintf(out, "seeded in %s (%.0f results/s)\n", took.Round(time.Millisecond), float64(o.rows)/took.Seconds())
 
-	api, stopAPI, err := serve(st)
+	api, stopAPI, err := benchkit.Serve(st)
 	if err != nil {
 		return err
 	}
@@ -236,59 +228,6 @@ func memStatus() mem {
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 
-// database returns the URL of a fresh database of the engine and a function
-// that removes it.
-func database(ctx context.Context, o options) (string, func(), error) {
-	switch o.engine {
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "trawl-csvexport-")
-		if err != nil {
-			return "", nil, err
-		}
-		cleanup := func() {
-			if !o.keep {
-				os.RemoveAll(dir)
-			}
-		}
-		return "sqlite://" + filepath.Join(dir, "trawl.db"), cleanup, nil
-	case "postgres":
-		base := o.postgresURL
-		if base == "" {
-			base = os.Getenv("TRAWL_TEST_POSTGRES_URL")
-		}
-		if base == "" {
-			base = defaultPostgresURL
-		}
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		schema := "trawl_bench_" + hex.EncodeToString(b[:])
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			return "", nil, err
-		}
-		if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
-			admin.Close()
-			return "", nil, fmt.Errorf("create schema: %w", err)
-		}
-		cleanup := func() {
-			if !o.keep {
-				_, _ = admin.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
-			}
-			admin.Close()
-		}
-		u, err := url.Parse(base)
-		if err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String(), cleanup, nil
-	}
-	return "", nil, fmt.Errorf("unknown engine %q: want sqlite or postgres", o.engine)
-}
-
 // fixture creates a CUSTOM account, an all-permission key and a paused
 // search that nothing collects into.
 func fixture(ctx context.Context, st *store.Store) (string, search.Search, error) {
@@ -350,28 +289,4 @@ func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) e
 		return fmt.Errorf("seeded %d results, want %d", total, n)
 	}
 	return nil
-}
-
-// serve starts the real API on a loopback port.
-func serve(st *store.Store) (string, func(), error) {
-	cfg := &config.Config{
-		Addr: "127.0.0.1:0", DataDir: os.TempDir(), DatabaseURL: "unused",
-		RateLimitStarter: 1 << 30, RateLimitEnterprise: 1 << 30, RateLimitCustom: 1 << 30,
-		CreditsStarter: 1000, CreditsEnterprise: 25000, CreditsCustom: 100000,
-		MicroblogHosts: []string{"x.com", "twitter.com"}, PronetHosts: []string{"linkedin.com"},
-	}
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: time.Now})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	stop := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}
-	return "http://" + ln.Addr().String(), stop, nil
 }
