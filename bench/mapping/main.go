@@ -82,6 +82,7 @@ type options struct {
 	batch       int
 	pages       string
 	split       bool
+	creators    bool
 	budget      time.Duration
 	keepIndexes bool
 	queries     string
@@ -103,6 +104,7 @@ func main() {
 	flag.IntVar(&o.batch, "batch", 20_000, "rows per seeding transaction")
 	flag.StringVar(&o.pages, "pages", "1x50,20x10", "pages measured, PAGExPAGE_SIZE, comma-separated")
 	flag.BoolVar(&o.split, "split", true, "also print where the time goes: the p50 of each step of the calls")
+	flag.BoolVar(&o.creators, "creators", true, "also time creator discovery (store.DiscoverCreators) on the same keywords, windows and filters")
 	flag.StringVar(&o.queries, "queries", "", "measure only the queries whose name matches this regular expression")
 	flag.BoolVar(&o.keepIndexes, "keep-indexes", false, "seed with every index in place instead of building the secondary ones at the end")
 	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
@@ -211,10 +213,63 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		printSplit(out, sc, rows)
 	}
+	if o.creators {
+		fmt.Fprintln(out)
+		if err := measureCreators(ctx, st, sc, only, pages[0], o, out); err != nil {
+			return err
+		}
+	}
 	if o.keep {
 		fmt.Fprintf(out, "\nkept database: %s\n", dbURL)
 	}
 	return nil
+}
+
+// measureCreators times creator discovery on each scenario's keywords,
+// window and filters (the authors are those of the qualifying posts
+// published in the window). The benchmark does not count creators itself:
+// it checks that every call of a query gives the same total.
+func measureCreators(ctx context.Context, st *store.Store, sc []scenario, only *regexp.Regexp, p pageSpec, o options, out io.Writer) error {
+	fmt.Fprintf(out, "creator discovery, page %d of %d (totals not checked against the generator):\n", p.page, p.size)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "query\tcalls\tp50\tp95\tmax\tcreators (total)\tp95 <= 50 ms\t")
+	for _, s := range sc {
+		if !only.MatchString(s.name) {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "measuring creators of %s\n", s.name)
+		q := s.q
+		q.Page, q.PageSize = p.page, p.size
+		n := o.reps
+		var l []time.Duration
+		total := int64(-1)
+		for i := 0; i < o.warmup+n; i++ {
+			start := time.Now()
+			_, t, err := st.DiscoverCreators(ctx, q, benchNow, maxCandidates)
+			took := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("creators of %s: %w", s.name, err)
+			}
+			if total >= 0 && t != total {
+				return fmt.Errorf("creators of %s: total %d, then %d", s.name, total, t)
+			}
+			total = t
+			if i == 0 {
+				n = calls(n, o.budget, took)
+			}
+			if i >= o.warmup {
+				l = append(l, took)
+			}
+		}
+		slices.Sort(l)
+		ok := "yes"
+		if percentile(l, 95) > target {
+			ok = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t\n", s.name, len(l), ms(percentile(l, 50)), ms(percentile(l, 95)),
+			ms(l[len(l)-1]), total, ok)
+	}
+	return tw.Flush()
 }
 
 // database returns the URL of a fresh database of the engine, the SQLite

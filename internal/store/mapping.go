@@ -464,28 +464,35 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	for a := range byAuthor {
 		authors = append(authors, a)
 	}
-	people, err := s.people(ctx, authors)
+	// Sorted: the lookups walk the index in order. Only the page's people
+	// are read whole, after the sort.
+	slices.Sort(authors)
+	ids, err := s.personIDsByURN(ctx, authors)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
-	var kept []string
+	kept := make([]string, 0, len(ids))
 	if q.Filters.Empty() {
-		for urn := range people {
-			kept = append(kept, urn)
+		for _, urn := range authors {
+			if _, ok := ids[urn]; ok {
+				kept = append(kept, urn)
+			}
 		}
 	} else {
-		ids := make([]int64, 0, len(people))
-		byID := make(map[int64]string, len(people))
-		for urn, p := range people {
-			ids = append(ids, p.id)
-			byID[p.id] = urn
+		list := make([]int64, 0, len(ids))
+		for _, urn := range authors {
+			if id, ok := ids[urn]; ok {
+				list = append(list, id)
+			}
 		}
-		keep, err := s.filterPeople(ctx, ids, q.Filters)
+		keep, err := s.filterPeople(ctx, list, q.Filters)
 		if err != nil {
 			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 		}
-		for id := range keep {
-			kept = append(kept, byID[id])
+		for _, urn := range authors {
+			if id, ok := ids[urn]; ok && keep[id] {
+				kept = append(kept, urn)
+			}
 		}
 	}
 	stats, err := s.authorStats(ctx, kept)
@@ -495,7 +502,7 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	all := make([]Creator, 0, len(kept))
 	for _, urn := range kept {
 		c := stats[urn]
-		c.Person, c.QualifyingPosts = people[urn].Person, byAuthor[urn]
+		c.Person.URN, c.QualifyingPosts = urn, byAuthor[urn]
 		all = append(all, c)
 	}
 	slices.SortFunc(all, func(a, b Creator) int {
@@ -508,7 +515,45 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 		return cmp.Compare(a.Person.URN, b.Person.URN)
 	})
 	lo, hi := pageBounds(q.Page, q.PageSize, len(all))
-	return all[lo:hi], int64(len(all)), nil
+	page := all[lo:hi]
+	pageIDs := make([]int64, len(page))
+	for i, c := range page {
+		pageIDs[i] = ids[c.Person.URN]
+	}
+	people, err := s.peopleByID(ctx, pageIDs)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+	}
+	for i := range page {
+		page[i].Person = people[pageIDs[i]]
+	}
+	return page, int64(len(all)), nil
+}
+
+// personIDsByURN returns the ids of the collected people of the urns.
+func (s *Store) personIDsByURN(ctx context.Context, urns []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(urns))
+	if len(urns) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(urns)
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT urn, id FROM pronet_people WHERE id IS NOT NULL AND urn IN (`+s.jsonTextList(1)+`)`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("people: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			urn string
+			id  int64
+		)
+		if err := rows.Scan(&urn, &id); err != nil {
+			return nil, fmt.Errorf("people: %w", err)
+		}
+		out[urn] = id
+	}
+	return out, rows.Err()
 }
 
 // pageBounds are the bounds of page (from 1) of size items among n: empty
@@ -550,29 +595,6 @@ func scanPerson(rows *sql.Rows) (storedPerson, error) {
 	return p, nil
 }
 
-// people reads the collected people of the urns.
-func (s *Store) people(ctx context.Context, urns []string) (map[string]storedPerson, error) {
-	out := map[string]storedPerson{}
-	if len(urns) == 0 {
-		return out, nil
-	}
-	list, _ := json.Marshal(urns)
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT `+personColumns+` FROM pronet_people WHERE id IS NOT NULL AND urn IN (`+s.jsonTextList(1)+`)`, string(list))
-	if err != nil {
-		return nil, fmt.Errorf("people: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		p, err := scanPerson(rows)
-		if err != nil {
-			return nil, fmt.Errorf("people: %w", err)
-		}
-		out[p.URN] = p
-	}
-	return out, rows.Err()
-}
-
 // peopleByID reads the collected people of the ids.
 func (s *Store) peopleByID(ctx context.Context, ids []int64) (map[int64]mapping.Person, error) {
 	out := make(map[int64]mapping.Person, len(ids))
@@ -603,16 +625,21 @@ func (s *Store) authorStats(ctx context.Context, authors []string) (map[string]C
 		return out, nil
 	}
 	list, _ := json.Marshal(authors)
-	engagement := `COALESCE(json_extract(record, '$.totalReactionCount'), 0) + COALESCE(json_extract(record, '$.commentsCount'), 0)`
+	// Each author's 10 most recent posts from the covering index on
+	// mapping_posts (author, date, urn, engagement; migration 00012), read
+	// backwards, cut at 10 and summed in SQL: no post record is read, nor
+	// any table row, nor the older posts of prolific authors.
+	query := `SELECT value, (SELECT json_array(COUNT(*), SUM(engagement), MAX(posted_at), MIN(posted_at))
+	                          FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = a.value
+	                                 ORDER BY posted_at DESC, urn DESC LIMIT 10))
+	           FROM json_each($1) a`
 	if s.dialect == Postgres {
-		engagement = `COALESCE((record ->> 'totalReactionCount')::bigint, 0) + COALESCE((record ->> 'commentsCount')::bigint, 0)`
+		query = `SELECT a.value, json_build_array(r.n, r.total, r.newest, r.oldest)::text FROM jsonb_array_elements_text($1::jsonb) a (value)
+		           CROSS JOIN LATERAL (SELECT COUNT(*) AS n, SUM(engagement)::bigint AS total, MAX(posted_at) AS newest, MIN(posted_at) AS oldest
+		                                 FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = a.value
+		                                        ORDER BY posted_at DESC, urn DESC LIMIT 10) recent) r`
 	}
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT author_urn, posted_at, engagement FROM (
-		   SELECT author_urn, posted_at, `+engagement+` AS engagement,
-		          ROW_NUMBER() OVER (PARTITION BY author_urn ORDER BY posted_at DESC, urn DESC) AS rn
-		     FROM pronet_posts WHERE author_urn IN (`+s.jsonTextList(1)+`)) recent
-		  WHERE rn <= 10 ORDER BY author_urn, posted_at DESC`, string(list))
+	rows, err := s.read.QueryContext(ctx, query, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("author stats: %w", err)
 	}
@@ -625,23 +652,23 @@ func (s *Store) authorStats(ctx context.Context, authors []string) (map[string]C
 	accs := map[string]*acc{}
 	for rows.Next() {
 		var (
-			author       string
-			posted, engs int64
+			author string
+			raw    []byte
+			v      [4]*int64 // posts, their engagement, newest and oldest date
 		)
-		if err := rows.Scan(&author, &posted, &engs); err != nil {
-			return nil, err
+		if err := rows.Scan(&author, &raw); err != nil {
+			return nil, fmt.Errorf("author stats: %w", err)
 		}
-		a := accs[author]
-		if a == nil {
-			a = &acc{newest: posted}
-			accs[author] = a
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("author stats: %w", err)
 		}
-		a.n++
-		a.sum += engs
-		a.last = posted
+		if v[0] == nil || *v[0] == 0 {
+			continue
+		}
+		accs[author] = &acc{n: int(*v[0]), sum: *v[1], newest: *v[2], last: *v[3]}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("author stats: %w", err)
 	}
 	for author, a := range accs {
 		c := Creator{AvgEngagement: float64(a.sum) / float64(a.n)}

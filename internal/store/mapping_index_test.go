@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -35,14 +36,17 @@ func TestMappingIndexNeverStale(t *testing.T) {
 				}
 			}
 			setText := `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
+			setReactions := `UPDATE pronet_posts SET record = json_set(record, '$.totalReactionCount', $1) WHERE urn = $2`
 			if engine == store.Postgres {
 				setText = `UPDATE pronet_posts SET record = jsonb_set(record, '{text}', to_jsonb($1::text)) WHERE urn = $2`
+				setReactions = `UPDATE pronet_posts SET record = jsonb_set(record, '{totalReactionCount}', to_jsonb($1::bigint)) WHERE urn = $2`
 			}
 			checkOracle(t, f.s, "collected")
 
 			// A post's text changes: P7 no longer mentions revops, P8 now
 			// does twice, with a long word and a phrase twice.
 			exec(setText, "nothing to see", fxPostURN("P7"))
+			exec(setReactions, 77, fxPostURN("P2"))
 			exec(setText, "RevOps and #revops: pipeline hygiene, pipeline hygiene "+strings.Repeat("x", 300), fxPostURN("P8"))
 			// Engagements written without packing: on P8 (which had none),
 			// on P1, and one moved out of the window and one into it.
@@ -137,6 +141,29 @@ func checkOracle(t *testing.T, s *store.Store, state string) {
 	t.Helper()
 	ctx := context.Background()
 	pool := readPool(t, s)
+	// The creators' statistics read each post's reactions + comments from mapping_posts.
+	rows, err := s.DB().QueryContext(ctx, `SELECT p.urn, p.record, m.engagement FROM pronet_posts p JOIN mapping_posts m ON m.urn = p.urn`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var (
+			urn    string
+			record []byte
+			n      int64
+			rec    struct{ TotalReactionCount, CommentsCount int64 }
+		)
+		if err := rows.Scan(&urn, &record, &n); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(record, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if n != rec.TotalReactionCount+rec.CommentsCount {
+			t.Errorf("%s: post %s: engagement %d, its record says %d", state, urn, n, rec.TotalReactionCount+rec.CommentsCount)
+		}
+	}
+	rows.Close()
 	for _, q := range oracleQueries() {
 		q.Page, q.PageSize = 1, 50
 		rs, total, err := s.SocialMapping(ctx, q, mapNow, noLimit)
@@ -341,6 +368,26 @@ func TestMappingIndexMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkOracle(t, s, "migrated")
+			// Migration 00012: each post's reactions + comments, for the creators' statistics.
+			rows, err := s.DB().QueryContext(ctx, `SELECT urn, engagement FROM mapping_posts`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			engagement := map[string]int{}
+			for rows.Next() {
+				var urn string
+				var n int
+				if err := rows.Scan(&urn, &n); err != nil {
+					t.Fatal(err)
+				}
+				engagement[urn] = n
+			}
+			rows.Close()
+			for _, p := range fxPosts {
+				if got := engagement[fxPostURN(p.key)]; got != p.reactions+p.comments {
+					t.Errorf("post %s: engagement %d, want %d", p.key, got, p.reactions+p.comments)
+				}
+			}
 			migrated := precomputedRows(t, s)
 			if done, err := s.PrecomputeMapping(ctx); err != nil || done != (store.MappingPrecomputed{People: 1}) {
 				t.Errorf("left after the migration: %+v, %v; want the one person with non-ASCII values", done, err)
