@@ -58,6 +58,8 @@ type Store struct {
 	hotStmts hotCache
 	// group folds concurrent SQLite writes into one transaction.
 	group groupCommit
+	// folded is social mapping's copy of the folded filter columns.
+	folded foldedPeople
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….

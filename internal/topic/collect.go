@@ -27,6 +27,9 @@ type Repository interface {
 	ClaimDueProfiles(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]PersonRef, error)
 	CreditBlockedTopics(ctx context.Context, limit int) ([]string, error)
 	ExpireTopics(ctx context.Context, now time.Time) (int64, error)
+	// PruneMappingLog trims the log of social mapping's folded people,
+	// which profile reads write.
+	PruneMappingLog(ctx context.Context) (int64, error)
 
 	SaveDiscovery(ctx context.Context, run DiscoveryRun) (DiscoveryOutcome, error)
 	RecordTopicFailure(ctx context.Context, id, msg string, countFailure bool, next time.Time) error
