@@ -7,34 +7,66 @@ import (
 	"strings"
 )
 
+// batchChunk is the most rows one multi-row statement takes. Chunks are
+// powers of two, so that a handful of statement texts per kind of row
+// cover every row count and stay prepared (stmtCache; PostgreSQL's driver
+// caches them by text).
+const batchChunk = 256
+
 // batchInsert writes n rows of ncols values with multi-row INSERTs of at
-// most insertBatch rows: head is "INSERT INTO t (a, b) VALUES ", suffix
+// most batchChunk rows: head is "INSERT INTO t (a, b) VALUES ", suffix
 // follows the values ("ON CONFLICT … RETURNING …" or ""). row returns the
 // values of row i. When scan is set, the statement's returned rows are
 // passed to it one by one.
-func batchInsert(ctx context.Context, tx *sql.Tx, d Dialect, head, suffix string, ncols, n int,
+func (s *Store) batchInsert(ctx context.Context, tx *sql.Tx, head, suffix string, ncols, n int,
 	row func(i int) []any, scan func(*sql.Rows) error) error {
-	for start := 0; start < n; start += insertBatch {
-		end := min(start+insertBatch, n)
+	for start := 0; start < n; {
+		size := batchChunk
+		for size > n-start {
+			size /= 2
+		}
+		end := start + size
 		var sb strings.Builder
-		args := make([]any, 0, (end-start)*ncols)
+		args := make([]any, 0, size*ncols)
 		sb.WriteString(head)
 		for i := start; i < end; i++ {
 			if i > start {
 				sb.WriteByte(',')
 			}
-			writeRowParams(&sb, d, len(args), ncols)
+			writeRowParams(&sb, s.dialect, len(args), ncols)
 			args = append(args, row(i)...)
 		}
 		sb.WriteByte(' ')
 		sb.WriteString(suffix)
+		start = end
+		text := sb.String()
+		var st *sql.Stmt
+		if s.dialect == SQLite {
+			if cached := s.stmts.get(text); cached != nil {
+				st = tx.StmtContext(ctx, cached)
+			}
+		}
 		if scan == nil {
-			if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			var err error
+			if st != nil {
+				_, err = st.ExecContext(ctx, args...)
+			} else {
+				_, err = tx.ExecContext(ctx, text, args...)
+			}
+			if err != nil {
 				return err
 			}
 			continue
 		}
-		rows, err := tx.QueryContext(ctx, sb.String(), args...)
+		var (
+			rows *sql.Rows
+			err  error
+		)
+		if st != nil {
+			rows, err = st.QueryContext(ctx, args...)
+		} else {
+			rows, err = tx.QueryContext(ctx, text, args...)
+		}
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 
@@ -27,4 +28,17 @@ func (s *Store) MigrateUpTo(ctx context.Context, version int64) error {
 		return fmt.Errorf("migrate up to %d: %w", version, err)
 	}
 	return nil
+}
+
+// BatchInsert runs batchInsert in a transaction of its own.
+func (s *Store) BatchInsert(ctx context.Context, head, suffix string, ncols, n int,
+	row func(i int) []any, scan func(*sql.Rows) error) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return s.batchInsert(ctx, tx, head, suffix, ncols, n, row, scan) })
+}
+
+// PreparedBatches is how many batchInsert statements are kept prepared.
+func (s *Store) PreparedBatches() int {
+	s.stmts.mu.Lock()
+	defer s.stmts.mu.Unlock()
+	return len(s.stmts.ready)
 }

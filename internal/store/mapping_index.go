@@ -147,7 +147,7 @@ func (s *Store) indexPending(ctx context.Context, tx *sql.Tx, cond string, args 
 		return 0, nil
 	}
 	if s.dialect == Postgres {
-		err = batchInsert(ctx, tx, s.dialect, `UPDATE mapping_posts m SET terms = v.terms::tsvector, pending = FALSE FROM (VALUES `,
+		err = s.batchInsert(ctx, tx, `UPDATE mapping_posts m SET terms = v.terms::tsvector, pending = FALSE FROM (VALUES `,
 			`) v (id, terms) WHERE m.id = v.id::bigint`, 2, len(posts),
 			// VALUES columns are typed text from their parameters: the id goes as text too.
 			func(i int) []any { return []any{strconv.FormatInt(posts[i].id, 10), posts[i].terms} }, nil)
@@ -156,7 +156,7 @@ func (s *Store) indexPending(ctx context.Context, tx *sql.Tx, cond string, args 
 		}
 		return len(posts), nil
 	}
-	if err := batchInsert(ctx, tx, s.dialect, `INSERT INTO mapping_terms (rowid, terms) VALUES `, ``, 2, len(posts),
+	if err := s.batchInsert(ctx, tx, `INSERT INTO mapping_terms (rowid, terms) VALUES `, ``, 2, len(posts),
 		func(i int) []any { return []any{posts[i].id, posts[i].terms} }, nil); err != nil {
 		return 0, fmt.Errorf("index posts: %w", err)
 	}
@@ -248,7 +248,7 @@ func (s *Store) packPosts(ctx context.Context, tx *sql.Tx, ids []int64) error {
 	if err != nil {
 		return err
 	}
-	err = batchInsert(ctx, tx, s.dialect, `INSERT INTO mapping_engagers (post_id, engagers) VALUES `,
+	err = s.batchInsert(ctx, tx, `INSERT INTO mapping_engagers (post_id, engagers) VALUES `,
 		`ON CONFLICT (post_id) DO UPDATE SET engagers = excluded.engagers`, 2, len(ids),
 		func(i int) []any { return []any{ids[i], packEngagers(byPost[ids[i]])} }, nil)
 	if err != nil {
@@ -359,7 +359,7 @@ func (s *Store) foldWhere(ctx context.Context, tx *sql.Tx, cond string, args ...
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("fold people: %w", err)
 	}
-	err = batchInsert(ctx, tx, s.dialect, `INSERT INTO mapping_people (id, title, domain, size, industry, country, followers) VALUES `,
+	err = s.batchInsert(ctx, tx, `INSERT INTO mapping_people (id, title, domain, size, industry, country, followers) VALUES `,
 		`ON CONFLICT (id) DO UPDATE SET title = excluded.title, domain = excluded.domain, size = excluded.size,
 		     industry = excluded.industry, country = excluded.country, followers = excluded.followers`, 7, len(folded),
 		func(i int) []any { return folded[i] }, nil)

@@ -27,7 +27,7 @@ func (s *Store) SeedPeople(ctx context.Context, at time.Time, people []topic.Pro
 		if err != nil {
 			return err
 		}
-		return batchInsert(ctx, tx, s.dialect,
+		return s.batchInsert(ctx, tx,
 			`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, job_title, company,
 			     company_domain, company_size, industry, country, followers, avatar, pronet_url, first_seen_at, profile_fetched_at) VALUES `,
 			`ON CONFLICT (urn) DO NOTHING RETURNING 1`, ids.n+17, len(people),
@@ -66,7 +66,7 @@ type SeedPoolPost struct {
 func (s *Store) SeedPoolPosts(ctx context.Context, posts []SeedPoolPost) (int64, error) {
 	var stored int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		return batchInsert(ctx, tx, s.dialect,
+		return s.batchInsert(ctx, tx,
 			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, last_hydrated_at, engagements_count) VALUES `,
 			`ON CONFLICT (urn) DO NOTHING RETURNING 1`, 7, len(posts),
 			func(i int) []any {
@@ -100,7 +100,7 @@ type SeedPoolEngagement struct {
 func (s *Store) SeedPoolEngagements(ctx context.Context, es []SeedPoolEngagement) (int64, error) {
 	var stored int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		return batchInsert(ctx, tx, s.dialect,
+		return s.batchInsert(ctx, tx,
 			`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `,
 			`ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING 1`, 10, len(es),
 			func(i int) []any {

@@ -56,6 +56,8 @@ type Store struct {
 	eventHook func()
 	// hotStmts are the workflow engine's prepared statements (SQLite).
 	hotStmts hotCache
+	// stmts keeps batchInsert's statements prepared (SQLite).
+	stmts stmtCache
 	// group folds concurrent SQLite writes into one transaction.
 	group groupCommit
 	// folded is social mapping's copy of the folded filter columns.
@@ -182,6 +184,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close releases every connection.
 func (s *Store) Close() error {
 	var errs []error
+	s.stmts.close()
 	if s.read != s.db {
 		errs = append(errs, s.read.Close())
 	}
@@ -194,6 +197,9 @@ func (s *Store) Close() error {
 
 // inTx runs fn in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.dialect == SQLite {
+		s.stmts.prepareWanted(ctx, s.db)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

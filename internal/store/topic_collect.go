@@ -278,7 +278,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		// stored a post, and its hydration may be over.)
 		var fresh []string
 		newPosts := 0
-		err = batchInsert(ctx, tx.SQL, s.dialect,
+		err = s.batchInsert(ctx, tx.SQL,
 			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, hydrate_stage, next_hydrate_at) VALUES `,
 			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at, last_hydrated_at`, 7, len(run.Posts),
 			func(i int) []any {
@@ -317,7 +317,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		}
 		// Link those the topic does not have yet.
 		var linked []string
-		err = batchInsert(ctx, tx.SQL, s.dialect,
+		err = s.batchInsert(ctx, tx.SQL,
 			`INSERT INTO topic_posts (topic_id, post_urn, linked_at, discovery_interval) VALUES `,
 			`ON CONFLICT (topic_id, post_urn) DO NOTHING RETURNING post_urn`, 4, len(run.Posts),
 			func(i int) []any { return []any{t.ID, run.Posts[i].URN, at, string(run.Interval)} },
@@ -398,7 +398,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 // for yet and returns how many those were.
 func (s *Store) billOnce(ctx context.Context, tx *sql.Tx, accountID, kind string, subjects []string, at time.Time) (int64, error) {
 	var n int64
-	err := batchInsert(ctx, tx, s.dialect,
+	err := s.batchInsert(ctx, tx,
 		`INSERT INTO topic_billing (account_id, kind, subject_id, charged_at) VALUES `,
 		`ON CONFLICT (account_id, kind, subject_id) DO NOTHING RETURNING subject_id`, 4, len(subjects),
 		func(i int) []any { return []any{accountID, kind, subjects[i], ms(at)} },
@@ -435,7 +435,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			return err
 		}
 		var newEngagements int
-		err := batchInsert(ctx, tx, s.dialect,
+		err := s.batchInsert(ctx, tx,
 			`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `,
 			`ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING id`, 10, len(h.Found),
 			func(i int) []any {
@@ -544,7 +544,7 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 	if err != nil {
 		return err
 	}
-	err = batchInsert(ctx, tx, s.dialect,
+	err = s.batchInsert(ctx, tx,
 		`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
 		`ON CONFLICT (urn) DO UPDATE SET
 		     headline = CASE WHEN excluded.headline <> '' THEN excluded.headline ELSE pronet_people.headline END,
@@ -745,7 +745,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 		}
 	}
 	now := ms(at)
-	if err := batchInsert(ctx, tx, s.dialect,
+	if err := s.batchInsert(ctx, tx,
 		`INSERT INTO topic_engagements (topic_id, engagement_id, post_urn, person_urn, created_at) VALUES `, ``, 5, len(keep),
 		func(i int) []any { return []any{t.ID, keep[i].id, postURN, keep[i].person, now} }, nil); err != nil {
 		return 0, fmt.Errorf("link engagements: %w", err)
@@ -754,7 +754,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 	if err != nil {
 		return 0, err
 	}
-	if err := batchInsert(ctx, tx, s.dialect,
+	if err := s.batchInsert(ctx, tx,
 		`INSERT INTO engagement_events (id, account_id, topic_id, engagement_id, created_at) VALUES `, ``, 5, len(keep),
 		func(i int) []any { return []any{NewID(), t.AccountID, t.ID, keep[i].id, now} }, nil); err != nil {
 		return 0, fmt.Errorf("write engagement events: %w", err)
@@ -783,7 +783,7 @@ type candidate struct {
 func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, latest []candidate) (int, error) {
 	slices.SortFunc(latest, func(a, b candidate) int { return cmp.Compare(a.personID, b.personID) })
 	added := make(map[int64]bool, len(latest))
-	err := batchInsert(ctx, tx, s.dialect,
+	err := s.batchInsert(ctx, tx,
 		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
 		`ON CONFLICT (topic_id, person_id) DO NOTHING RETURNING person_id`, 5, len(latest),
 		func(i int) []any {
@@ -806,7 +806,7 @@ func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, 
 			known = append(known, c)
 		}
 	}
-	err = batchInsert(ctx, tx, s.dialect,
+	err = s.batchInsert(ctx, tx,
 		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
 		`ON CONFLICT (topic_id, person_id) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
 		  WHERE excluded.latest_at >= topic_engagers.latest_at`, 5, len(known),

@@ -44,7 +44,7 @@ type SeedPost struct {
 func (s *Store) SeedTopicPosts(ctx context.Context, topicID string, posts []SeedPost) (int64, error) {
 	var total int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		err := batchInsert(ctx, tx, s.dialect,
+		err := s.batchInsert(ctx, tx,
 			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, hydrate_stage, next_hydrate_at, last_hydrated_at) VALUES `,
 			`ON CONFLICT (urn) DO NOTHING`, 8, len(posts),
 			func(i int) []any {
@@ -56,7 +56,7 @@ func (s *Store) SeedTopicPosts(ctx context.Context, topicID string, posts []Seed
 			return fmt.Errorf("store posts: %w", err)
 		}
 		var linked int64
-		err = batchInsert(ctx, tx, s.dialect,
+		err = s.batchInsert(ctx, tx,
 			`INSERT INTO topic_posts (topic_id, post_urn, linked_at, discovery_interval) VALUES `,
 			`ON CONFLICT (topic_id, post_urn) DO NOTHING RETURNING post_urn`, 4, len(posts),
 			func(i int) []any {
@@ -118,7 +118,7 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 		if err != nil {
 			return err
 		}
-		err = batchInsert(ctx, tx, s.dialect,
+		err = s.batchInsert(ctx, tx,
 			`INSERT INTO pronet_people (`+pids.column+`urn, username, full_name, first_name, last_name, headline, job_title, company,
 			     company_domain, company_size, industry, country, followers, avatar, pronet_url, first_seen_at, profile_fetched_at) VALUES `,
 			`ON CONFLICT (urn) DO NOTHING`, pids.n+17, len(people),
@@ -149,7 +149,7 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 			index[ids[i]] = i
 		}
 		var inserted []int
-		err = batchInsert(ctx, tx, s.dialect,
+		err = s.batchInsert(ctx, tx,
 			`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `,
 			`ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING id`, 10, len(es),
 			func(i int) []any {
@@ -171,7 +171,7 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 		if err != nil {
 			return fmt.Errorf("store engagements: %w", err)
 		}
-		err = batchInsert(ctx, tx, s.dialect,
+		err = s.batchInsert(ctx, tx,
 			`INSERT INTO topic_engagements (topic_id, engagement_id, post_urn, person_urn, created_at) VALUES `,
 			`ON CONFLICT (topic_id, engagement_id) DO NOTHING`, 5, len(inserted),
 			func(j int) []any {

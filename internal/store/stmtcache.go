@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// stmtCacheSize bounds the statements kept prepared: batchInsert's texts
+// are a few per kind of row (one per chunk size), a few dozen in all.
+const stmtCacheSize = 256
+
+// stmtCache keeps batchInsert's statements prepared on SQLite's writer
+// connection. The driver parses every text it is given anew, and parsing a
+// multi-row INSERT of a few thousand parameters cost a seventh of a post's
+// hydration. A statement can only be prepared while no transaction holds
+// the writer's one connection, so a text first met inside a transaction
+// runs as text and is marked wanted; the next transaction prepares what is
+// wanted before it begins (Store.inTx). PostgreSQL's driver caches
+// statements by text itself.
+type stmtCache struct {
+	mu     sync.Mutex
+	ready  map[string]*sql.Stmt
+	wanted map[string]bool
+}
+
+// get returns the prepared statement of text, or nil after marking it
+// wanted.
+func (c *stmtCache) get(text string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.ready[text]; st != nil {
+		return st
+	}
+	if len(c.ready)+len(c.wanted) < stmtCacheSize {
+		if c.wanted == nil {
+			c.wanted = map[string]bool{}
+		}
+		c.wanted[text] = true
+	}
+	return nil
+}
+
+// prepareWanted prepares the wanted statements on db. It must be called
+// outside any transaction of db; the lock is not held while preparing, so
+// a transaction of another goroutine asking for statements never waits
+// for a preparation that waits for its connection.
+func (c *stmtCache) prepareWanted(ctx context.Context, db *sql.DB) {
+	c.mu.Lock()
+	texts := make([]string, 0, len(c.wanted))
+	for text := range c.wanted {
+		texts = append(texts, text)
+	}
+	clear(c.wanted)
+	c.mu.Unlock()
+	if len(texts) == 0 {
+		return
+	}
+	prepared := make(map[string]*sql.Stmt, len(texts))
+	for _, text := range texts {
+		// A text that fails to prepare (a table not migrated yet) runs as
+		// text; it is wanted again the next time it runs.
+		if st, err := db.PrepareContext(ctx, text); err == nil {
+			prepared[text] = st
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ready == nil {
+		c.ready = map[string]*sql.Stmt{}
+	}
+	for text, st := range prepared {
+		if c.ready[text] != nil {
+			st.Close() // another goroutine prepared it meanwhile
+			continue
+		}
+		c.ready[text] = st
+	}
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.ready {
+		st.Close()
+	}
+	c.ready = nil
+}
