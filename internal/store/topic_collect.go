@@ -332,15 +332,8 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		if err != nil {
 			return fmt.Errorf("link posts: %w", err)
 		}
-		billed, err := s.billOnce(ctx, tx.SQL, t.AccountID, "post", linked, run.At)
-		if err != nil {
+		if err := s.payOnce(ctx, tx.SQL, t, "post", linked, run.At, run.Allocation); err != nil {
 			return err
-		}
-		if billed > 0 {
-			if _, err := spendTx(ctx, tx.SQL, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
-				Allocation: run.Allocation, Reference: t.ID}, run.At); err != nil {
-				return err
-			}
 		}
 		res, err := tx.SQL.ExecContext(ctx,
 			`UPDATE topics SET last_run_at = $2, new_items = $3, number_of_new_items = $4, posts_count = posts_count + $4,
@@ -392,6 +385,32 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		return topic.DiscoveryOutcome{}, fmt.Errorf("store: save discovery of %s: %w", run.TopicID, contention(err))
 	}
 	return out, nil
+}
+
+// payOnce bills the account for the subjects it has not paid for yet and
+// spends the credits for them. A balance that cannot pay returns
+// credits.ErrInsufficient having written nothing: the bills are written
+// first (their insert tells how many are new) under a savepoint that is
+// rolled back then.
+func (s *Store) payOnce(ctx context.Context, tx *sql.Tx, t topic.Topic, kind string, subjects []string, at time.Time, allocation int64) error {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT pay_once`); err != nil {
+		return fmt.Errorf("pay for %ss: %w", kind, err)
+	}
+	billed, err := s.billOnce(ctx, tx, t.AccountID, kind, subjects, at)
+	if err == nil && billed > 0 {
+		_, err = spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
+			Allocation: allocation, Reference: t.ID}, at)
+	}
+	if err != nil {
+		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT pay_once`); rerr != nil {
+			return fmt.Errorf("pay for %ss: %w (and rolling back: %w)", kind, err, rerr)
+		}
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT pay_once`); err != nil {
+		return fmt.Errorf("pay for %ss: %w", kind, err)
+	}
+	return nil
 }
 
 // billOnce records that the account paid for the subjects it had not paid
@@ -731,18 +750,8 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 	for i, c := range keep {
 		ids[i] = c.id
 	}
-	unpaid, err := s.unbilled(ctx, tx, t.AccountID, "engagement", ids)
-	if err != nil {
+	if err := s.payOnce(ctx, tx, t, "engagement", ids, at, allocation); err != nil {
 		return 0, err
-	}
-	if len(unpaid) > 0 {
-		if _, err := spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: int64(len(unpaid)),
-			Allocation: allocation, Reference: t.ID}, at); err != nil {
-			return 0, err
-		}
-		if _, err := s.billOnce(ctx, tx, t.AccountID, "engagement", unpaid, at); err != nil {
-			return 0, err
-		}
 	}
 	now := ms(at)
 	if err := s.batchInsert(ctx, tx,
@@ -835,38 +844,6 @@ func latestPerPerson(cs []candidate) []candidate {
 		}
 	}
 	return out
-}
-
-// unbilled returns the subjects the account has not paid for.
-func (s *Store) unbilled(ctx context.Context, tx *sql.Tx, accountID, kind string, subjects []string) ([]string, error) {
-	paid := map[string]bool{}
-	for start := 0; start < len(subjects); start += insertBatch {
-		chunk := subjects[start:min(start+insertBatch, len(subjects))]
-		args := make([]any, 0, len(chunk)+2)
-		args = append(args, accountID, kind)
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rows, err := tx.QueryContext(ctx,
-			`SELECT subject_id FROM topic_billing WHERE account_id = $1 AND kind = $2 AND subject_id IN (`+inList(2, len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("billed %ss: %w", kind, err)
-		}
-		ids, err := scanStrings(rows, "billed subjects")
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			paid[id] = true
-		}
-	}
-	var out []string
-	for _, id := range subjects {
-		if !paid[id] {
-			out = append(out, id)
-		}
-	}
-	return out, nil
 }
 
 // SaveProfile implements topic.Repository: the person's firmographics from
