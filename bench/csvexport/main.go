@@ -24,7 +24,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -81,14 +80,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	st, err := store.Open(ctx, dbURL, time.Now)
+	st, err := benchkit.OpenStore(ctx, dbURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		return err
-	}
 	key, sr, err := fixture(ctx, st)
 	if err != nil {
 		return err

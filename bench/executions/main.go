@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
@@ -66,14 +65,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	st, err := store.Open(ctx, dbURL, time.Now)
+	st, err := benchkit.OpenStore(ctx, dbURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		return err
-	}
 	api, stop, err := benchkit.Serve(st)
 	if err != nil {
 		return err

@@ -38,7 +38,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"math/bits"
 	"net/url"
@@ -56,6 +55,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
+	"github.com/trawlhq/trawl/bench/internal/benchkit"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
@@ -161,14 +161,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer cleanup()
 
-	st, err := store.Open(ctx, dbURL, time.Now)
+	st, err := benchkit.OpenStore(ctx, dbURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		return err
-	}
 	fmt.Fprintf(out, "engine %s: %d people, %d posts over 30 days, %d engagements; %d timed calls per query and page\n",
 		o.engine, o.people, o.posts, o.engagements, o.reps)
 

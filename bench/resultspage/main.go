@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -80,14 +79,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer cleanup()
 
-	st, err := store.Open(ctx, dbURL, time.Now)
+	st, err := benchkit.OpenStore(ctx, dbURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		return err
-	}
 	key, sr, err := fixture(ctx, st)
 	if err != nil {
 		return err

@@ -20,7 +20,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -84,14 +83,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer cleanup()
 
-	st, err := store.Open(ctx, dbURL, time.Now)
+	st, err := benchkit.OpenStore(ctx, dbURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		return err
-	}
 	t, err := fixture(ctx, st)
 	if err != nil {
 		return err

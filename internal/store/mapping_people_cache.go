@@ -130,7 +130,13 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 		return nil, fmt.Errorf("folded people: log position: %w", err)
 	}
 	c.mu.RLock()
-	whole := !c.loaded || pruned >= c.pos && (s.dialect == Postgres || pruned > c.pos)
+	// Pruning deleted rows the copy has not applied: on SQLite those after
+	// seq c.pos, on PostgreSQL those of transactions from xid c.pos on.
+	missed := pruned > c.pos
+	if s.dialect == Postgres {
+		missed = pruned >= c.pos
+	}
+	whole := !c.loaded || missed
 	from := c.pos
 	c.mu.RUnlock()
 

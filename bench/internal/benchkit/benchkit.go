@@ -138,3 +138,17 @@ func Percentile(sorted []time.Duration, p int) time.Duration {
 
 // Ms formats d in milliseconds.
 func Ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// OpenStore opens the database at url and brings its schema up to date,
+// as the service does at start-up.
+func OpenStore(ctx context.Context, url string) (*store.Store, error) {
+	st, err := store.Open(ctx, url, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
