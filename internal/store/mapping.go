@@ -85,7 +85,7 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 		if err != nil {
 			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 		}
-		hits.list = slices.DeleteFunc(hits.list, func(h engagerHit) bool { return !keep[h.person] })
+		hits.list = slices.DeleteFunc(hits.list, func(h engagerHit) bool { return !keep.has(h.person) })
 		steps.Filters, lap = time.Since(lap), time.Now()
 	}
 	list := hits.list
@@ -490,7 +490,7 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 		}
 		for _, urn := range authors {
-			if id, ok := ids[urn]; ok && keep[id] {
+			if id, ok := ids[urn]; ok && keep.has(id) {
 				kept = append(kept, urn)
 			}
 		}

@@ -15,8 +15,8 @@ import (
 // copy of them (foldedCopy); people without a folded row, and, when titles
 // are filtered, people whose title is their headline, are read and Match
 // decides them.
-func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters) (map[int64]bool, error) {
-	keep := make(map[int64]bool, len(ids))
+func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters) (personSet, error) {
+	var keep personSet
 	if len(ids) == 0 {
 		return keep, nil
 	}
@@ -25,6 +25,7 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 		return nil, fmt.Errorf("filter people: %w", err)
 	}
 	ff := c.filter(f)
+	keep = make(personSet, len(c.people)/64+1)
 	var undecided []int64
 	var none foldedPerson
 	for _, id := range ids {
@@ -36,7 +37,7 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 		case inGo:
 			undecided = append(undecided, id)
 		case in:
-			keep[id] = true
+			keep.add(id)
 		}
 	}
 	c.mu.RUnlock()
@@ -47,11 +48,31 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 		}
 		for id, p := range people {
 			if f.Match(p) {
-				keep[id] = true
+				keep.add(id)
 			}
 		}
 	}
 	return keep, nil
+}
+
+// personSet is a set of person ids, a bit per id: ids are dense (given
+// in first-seen order), and a query may keep a hundred thousand people.
+type personSet []uint64
+
+func (p *personSet) add(id int64) {
+	if id < 0 {
+		return
+	}
+	w := int(id / 64)
+	if w >= len(*p) {
+		*p = append(*p, make([]uint64, w+1-len(*p))...)
+	}
+	(*p)[w] |= 1 << (id % 64)
+}
+
+func (p personSet) has(id int64) bool {
+	w := int(id / 64)
+	return id >= 0 && w < len(p) && p[w]&(1<<(id%64)) != 0
 }
 
 // isASCII reports whether s is ASCII (the results filters use it too).
