@@ -222,22 +222,17 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (eng
 			out.ties[person] = append(out.ties[person], post)
 		}
 	}
-	query := `SELECT b.post_id, b.engagers FROM (` + s.int64Rows(1) + `) q JOIN mapping_engagers b ON b.post_id = q.id`
-	rows, err := s.read.QueryContext(ctx, query, s.int64List(posts))
+	c, err := s.engagersCopy(ctx)
 	if err != nil {
 		return out, 0, fmt.Errorf("engagements: %w", err)
 	}
-	packed := make(map[int64]bool, len(posts))
-	for rows.Next() {
-		var (
-			post int64
-			raw  sql.RawBytes
-		)
-		if err := rows.Scan(&post, &raw); err != nil {
-			rows.Close()
-			return out, 0, fmt.Errorf("engagements: %w", err)
+	var stale []int64
+	for _, post := range posts {
+		raw := c.list(post)
+		if raw == nil {
+			stale = append(stale, post)
+			continue
 		}
-		packed[post] = true
 		m := len(raw) / engagerSize
 		// Sorted by time: skip to the window.
 		lo, hi := 0, m
@@ -254,16 +249,7 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (eng
 			add(post, engagerEntry{at: int64(binary.BigEndian.Uint64(e)), key: int64(binary.BigEndian.Uint64(e[8:]))})
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return out, 0, fmt.Errorf("engagements: %w", err)
-	}
-	var stale []int64
-	for _, p := range posts {
-		if !packed[p] {
-			stale = append(stale, p)
-		}
-	}
+	c.mu.RUnlock()
 	byPost, err := s.readEngagers(ctx, s.read, stale, since)
 	if err != nil {
 		return out, 0, err

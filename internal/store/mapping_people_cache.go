@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/trawlhq/trawl/internal/mapping"
 )
@@ -14,19 +12,9 @@ import (
 // foldedPeople is this process's copy of mapping_people, the folded filter
 // columns, indexed by person id (ids are dense). Social mapping filters
 // each engager against it with a few comparisons instead of an index probe
-// per person. It is never stale: each use first applies what
-// mapping_people_log recorded since the copy's position (migration 00013
-// says why that misses nothing on either engine), and reads the whole
-// table again when pruning went past that position.
+// per person. It is kept exact through mapping_people_log (copyState).
 type foldedPeople struct {
-	// refresh lets one caller at a time read the log and apply it.
-	refresh sync.Mutex
-	// mu guards what follows: refreshes write it, filters read it.
-	mu     sync.RWMutex
-	loaded bool
-	// pos is the last log seq applied (SQLite) or the xmin of the snapshot
-	// the copy was last refreshed under (PostgreSQL).
-	pos    uint64
+	copyState
 	people []foldedPerson
 	// codes numbers the size, industry and country values ("" is 0).
 	codes map[string]uint32
@@ -96,91 +84,40 @@ func (c *foldedPeople) apply(rows []foldedRow) {
 }
 
 // foldedCopy brings the copy up to date and returns it, read-locked: the
-// caller calls RUnlock when done with it.
+// caller calls mu.RUnlock when done with it.
 func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 	c := &s.folded
-	c.refresh.Lock()
-	defer c.refresh.Unlock()
-	// One snapshot for the position and the rows (SQLite's WAL gives one
-	// from the first read on, and takes no isolation level).
-	opts := &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
-	if s.dialect == SQLite {
-		opts.Isolation = sql.LevelDefault
-	}
-	tx, err := s.read.BeginTx(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("folded people: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // read-only
-	var pos, pruned uint64
-	if s.dialect == Postgres {
-		var xmin, upto string
-		if err := tx.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text, upto::text FROM mapping_people_log_pruned`).
-			Scan(&xmin, &upto); err != nil {
-			return nil, fmt.Errorf("folded people: log position: %w", err)
+	err := s.syncCopy(ctx, &c.copyState, peopleLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
+		query := `SELECT m.id, ` + foldedColumns + ` FROM mapping_people m`
+		if changed != "" {
+			query = `SELECT l.id, ` + foldedColumns + ` FROM (` + changed + `) l LEFT JOIN mapping_people m ON m.id = l.id`
 		}
-		if pos, err = strconv.ParseUint(xmin, 10, 64); err == nil {
-			pruned, err = strconv.ParseUint(upto, 10, 64)
-		}
+		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
-			return nil, fmt.Errorf("folded people: log position: %w", err)
+			return nil, err
 		}
-	} else if err := tx.QueryRowContext(ctx,
-		`SELECT COALESCE((SELECT MAX(seq) FROM mapping_people_log), 0), upto FROM mapping_people_log_pruned`).Scan(&pos, &pruned); err != nil {
-		return nil, fmt.Errorf("folded people: log position: %w", err)
-	}
-	c.mu.RLock()
-	// Pruning deleted rows the copy has not applied: on SQLite those after
-	// seq c.pos, on PostgreSQL those of transactions from xid c.pos on.
-	missed := pruned > c.pos
-	if s.dialect == Postgres {
-		missed = pruned >= c.pos
-	}
-	whole := !c.loaded || missed
-	from := c.pos
-	c.mu.RUnlock()
-
-	var query string
-	var args []any
-	switch {
-	case whole:
-		query = `SELECT m.id, ` + foldedColumns + ` FROM mapping_people m`
-	case s.dialect == Postgres:
-		// Transactions at or above the last xmin may have committed since.
-		query = `SELECT l.id, ` + foldedColumns + ` FROM (SELECT DISTINCT id FROM mapping_people_log WHERE xid >= $1::text::xid8) l
-		           LEFT JOIN mapping_people m ON m.id = l.id`
-		args = []any{strconv.FormatUint(from, 10)}
-	default:
-		query = `SELECT l.id, ` + foldedColumns + ` FROM (SELECT DISTINCT id FROM mapping_people_log WHERE seq > $1) l
-		           LEFT JOIN mapping_people m ON m.id = l.id`
-		args = []any{int64(from)}
-	}
-	rows, err := tx.QueryContext(ctx, query, args...)
+		defer rows.Close()
+		var read []foldedRow
+		for rows.Next() {
+			var r foldedRow
+			if err := r.scan(rows, &r.id); err != nil {
+				return nil, err
+			}
+			read = append(read, r)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return func(whole bool) {
+			if whole {
+				c.people, c.codes = nil, map[string]uint32{}
+			}
+			c.apply(read)
+		}, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("folded people: %w", err)
 	}
-	var read []foldedRow
-	for rows.Next() {
-		var r foldedRow
-		if err := r.scan(rows, &r.id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("folded people: %w", err)
-		}
-		read = append(read, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("folded people: %w", err)
-	}
-
-	c.mu.Lock()
-	if whole {
-		c.people, c.codes = nil, map[string]uint32{}
-	}
-	c.apply(read)
-	c.loaded, c.pos = true, pos
-	c.mu.Unlock()
-	c.mu.RLock()
 	return c, nil
 }
 
@@ -292,52 +229,4 @@ func domainAny(domain string, wants []string) bool {
 		}
 	}
 	return false
-}
-
-// mappingLogKept is how many of the newest mapping_people_log rows pruning
-// keeps: a process that falls further behind between two social mapping
-// queries reads mapping_people whole again.
-const mappingLogKept = 100_000
-
-// PruneMappingLog deletes all but the newest mapping_people_log rows and
-// records how far it deleted (see foldedPeople). It returns how many rows
-// it deleted.
-func (s *Store) PruneMappingLog(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if s.dialect == Postgres {
-			// Only rows of transactions below every running one's: their
-			// largest id, recorded, tells which copies may have missed one.
-			return tx.QueryRowContext(ctx,
-				`WITH gone AS (
-				   DELETE FROM mapping_people_log
-				    WHERE seq <= (SELECT MAX(seq) FROM mapping_people_log) - $1
-				      AND xid < pg_snapshot_xmin(pg_current_snapshot())
-				   RETURNING xid),
-				 marked AS (
-				   UPDATE mapping_people_log_pruned SET upto = (SELECT MAX(xid) FROM gone)
-				    WHERE upto < (SELECT MAX(xid) FROM gone))
-				 SELECT COUNT(*) FROM gone`, mappingLogKept).Scan(&n)
-		}
-		var upto sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT MAX(seq) - $1 FROM mapping_people_log`, mappingLogKept).Scan(&upto); err != nil {
-			return err
-		}
-		if !upto.Valid || upto.Int64 <= 0 {
-			return nil
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM mapping_people_log WHERE seq <= $1`, upto.Int64)
-		if err != nil {
-			return err
-		}
-		if n, err = res.RowsAffected(); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE mapping_people_log_pruned SET upto = $1 WHERE upto < $1`, upto.Int64)
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("store: prune mapping log: %w", err)
-	}
-	return n, nil
 }

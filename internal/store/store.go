@@ -62,6 +62,8 @@ type Store struct {
 	group groupCommit
 	// folded is social mapping's copy of the folded filter columns.
 	folded foldedPeople
+	// packed is social mapping's copy of the packed engagements.
+	packed packedEngagers
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….

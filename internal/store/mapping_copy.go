@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"sync"
+)
+
+// copyState is what social mapping's in-memory copies of a table share:
+// the copy of folded people (mapping_people) and of packed engagements
+// (mapping_engagers). Each table's writes are logged by triggers
+// (migrations 00013, 00014); a copy is never stale, because each use first
+// applies what its log recorded since the copy's position, and reads the
+// whole table again when pruning went past that position.
+type copyState struct {
+	// refresh lets one caller at a time read the log and apply it.
+	refresh sync.Mutex
+	// mu guards the copy: refreshes write it, queries read it.
+	mu     sync.RWMutex
+	loaded bool
+	// pos is the last log seq applied (SQLite) or the xmin of the snapshot
+	// the copy was last refreshed under (PostgreSQL).
+	pos uint64
+}
+
+// The logs of the copied tables; each has a pruned marker, its name with
+// "_pruned".
+const (
+	peopleLog   = "mapping_people_log"
+	engagersLog = "mapping_engagers_log"
+)
+
+// syncCopy brings a copy up to date and returns with it read-locked: the
+// caller calls c.mu.RUnlock when done with it. In one read snapshot it
+// reads the log's position, then read reads the rows: the whole table when
+// changed is "", else those whose ids the subquery changed (with args)
+// selects. The function read returns is applied under the write lock.
+func (s *Store) syncCopy(ctx context.Context, c *copyState, log string,
+	read func(tx *sql.Tx, changed string, args []any) (apply func(whole bool), err error)) error {
+	c.refresh.Lock()
+	defer c.refresh.Unlock()
+	// SQLite's WAL gives one snapshot from the first read on, and takes
+	// no isolation level.
+	opts := &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+	if s.dialect == SQLite {
+		opts.Isolation = sql.LevelDefault
+	}
+	tx, err := s.read.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	var pos, pruned uint64
+	if s.dialect == Postgres {
+		var xmin, upto string
+		if err := tx.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text, upto::text FROM `+log+`_pruned`).
+			Scan(&xmin, &upto); err != nil {
+			return fmt.Errorf("log position: %w", err)
+		}
+		if pos, err = strconv.ParseUint(xmin, 10, 64); err == nil {
+			pruned, err = strconv.ParseUint(upto, 10, 64)
+		}
+		if err != nil {
+			return fmt.Errorf("log position: %w", err)
+		}
+	} else if err := tx.QueryRowContext(ctx,
+		`SELECT COALESCE((SELECT MAX(seq) FROM `+log+`), 0), upto FROM `+log+`_pruned`).Scan(&pos, &pruned); err != nil {
+		return fmt.Errorf("log position: %w", err)
+	}
+	c.mu.RLock()
+	// Pruning deleted rows the copy has not applied: on SQLite those after
+	// seq c.pos, on PostgreSQL those of transactions from xid c.pos on.
+	missed := pruned > c.pos
+	if s.dialect == Postgres {
+		missed = pruned >= c.pos
+	}
+	whole := !c.loaded || missed
+	from := c.pos
+	c.mu.RUnlock()
+
+	changed, args := "", []any(nil)
+	switch {
+	case whole:
+	case s.dialect == Postgres:
+		// Transactions at or above the last xmin may have committed since.
+		changed, args = `SELECT DISTINCT id FROM `+log+` WHERE xid >= $1::text::xid8`, []any{strconv.FormatUint(from, 10)}
+	default:
+		changed, args = `SELECT DISTINCT id FROM `+log+` WHERE seq > $1`, []any{int64(from)}
+	}
+	apply, err := read(tx, changed, args)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	apply(whole)
+	c.loaded, c.pos = true, pos
+	c.mu.Unlock()
+	c.mu.RLock()
+	return nil
+}
+
+// mappingLogKept is how many of the newest rows of each log pruning keeps:
+// a process that falls further behind between two social mapping queries
+// reads the table whole again.
+const mappingLogKept = 100_000
+
+// PruneMappingLog deletes all but the newest rows of social mapping's logs
+// and records how far it deleted (see copyState). It returns how many rows
+// it deleted.
+func (s *Store) PruneMappingLog(ctx context.Context) (int64, error) {
+	var total int64
+	for _, log := range []string{peopleLog, engagersLog} {
+		n, err := s.pruneLog(ctx, log)
+		if err != nil {
+			return total, fmt.Errorf("store: prune %s: %w", log, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (s *Store) pruneLog(ctx context.Context, log string) (int64, error) {
+	var n int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if s.dialect == Postgres {
+			// Only rows of transactions below every running one's: their
+			// largest id, recorded, tells which copies may have missed one.
+			return tx.QueryRowContext(ctx,
+				`WITH gone AS (
+				   DELETE FROM `+log+`
+				    WHERE seq <= (SELECT MAX(seq) FROM `+log+`) - $1
+				      AND xid < pg_snapshot_xmin(pg_current_snapshot())
+				   RETURNING xid),
+				 marked AS (
+				   UPDATE `+log+`_pruned SET upto = (SELECT MAX(xid) FROM gone)
+				    WHERE upto < (SELECT MAX(xid) FROM gone))
+				 SELECT COUNT(*) FROM gone`, mappingLogKept).Scan(&n)
+		}
+		var upto sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(seq) - $1 FROM `+log, mappingLogKept).Scan(&upto); err != nil {
+			return err
+		}
+		if !upto.Valid || upto.Int64 <= 0 {
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+log+` WHERE seq <= $1`, upto.Int64)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE `+log+`_pruned SET upto = $1 WHERE upto < $1`, upto.Int64)
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// packedEngagers is this process's copy of mapping_engagers, each post's
+// packed engagements, indexed by post id (mapping_posts ids are dense).
+// A social mapping query reads the lists of its qualifying posts from it
+// instead of a row per post: on the full benchmark pool those reads went
+// to disk (past SQLite's memory map) and took most of a query's time. It
+// takes about 16 bytes per engagement, and is kept exact through
+// mapping_engagers_log (copyState).
+type packedEngagers struct {
+	copyState
+	// lists[id] is the post's packed list (packEngagers); nil when it has
+	// none yet, and the pool tables are read for it.
+	lists [][]byte
+}
+
+// packedRow is a mapping_engagers row as read; list is nil when the post
+// has no row.
+type packedRow struct {
+	id   int64
+	list []byte
+}
+
+// engagersCopy brings the copy up to date and returns it, read-locked: the
+// caller calls mu.RUnlock when done with it.
+func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
+	c := &s.packed
+	err := s.syncCopy(ctx, &c.copyState, engagersLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
+		query := `SELECT post_id, TRUE, engagers FROM mapping_engagers`
+		if changed != "" {
+			query = `SELECT l.id, b.post_id IS NOT NULL, b.engagers FROM (` + changed + `) l LEFT JOIN mapping_engagers b ON b.post_id = l.id`
+		}
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var read []packedRow
+		for rows.Next() {
+			var (
+				r       packedRow
+				present bool
+			)
+			if err := rows.Scan(&r.id, &present, &r.list); err != nil {
+				return nil, err
+			}
+			if present && r.list == nil {
+				r.list = []byte{} // an empty list, not a missing one
+			}
+			read = append(read, r)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return func(whole bool) {
+			if whole {
+				c.lists = nil
+			}
+			c.apply(read)
+		}, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("packed engagements: %w", err)
+	}
+	return c, nil
+}
+
+// apply writes rows into the copy (under mu).
+func (c *packedEngagers) apply(rows []packedRow) {
+	for _, r := range rows {
+		if r.id < 0 {
+			continue
+		}
+		if int(r.id) >= len(c.lists) {
+			if r.list == nil {
+				continue
+			}
+			grown := make([][]byte, int(r.id)+1+len(c.lists)/4)
+			copy(grown, c.lists)
+			c.lists = grown
+		}
+		c.lists[r.id] = r.list
+	}
+}
+
+// list returns the packed list of a post, nil when the copy has none.
+func (c *packedEngagers) list(post int64) []byte {
+	if post < 0 || post >= int64(len(c.lists)) {
+		return nil
+	}
+	return c.lists[post]
+}
