@@ -25,15 +25,10 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 		return nil, fmt.Errorf("filter people: %w", err)
 	}
 	ff := c.filter(f)
-	keep = make(personSet, len(c.people)/64+1)
+	keep = make(personSet, len(c.flags)/64+1)
 	var undecided []int64
-	var none foldedPerson
 	for _, id := range ids {
-		p := &none
-		if id >= 0 && id < int64(len(c.people)) {
-			p = &c.people[id]
-		}
-		switch in, inGo := ff.decide(p); {
+		switch in, inGo := ff.decide(c, id); {
 		case inGo:
 			undecided = append(undecided, id)
 		case in:
