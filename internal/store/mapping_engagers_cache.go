@@ -15,9 +15,9 @@ import (
 // mapping_engagers_log (copyState).
 type packedEngagers struct {
 	copyState
-	// lists[id] is the post's packed list (packEngagers); nil when it has
-	// none yet, and the pool tables are read for it.
-	lists [][]byte
+	// lists holds each post's packed list (packEngagers); none when it
+	// has none yet, and the pool tables are read for it.
+	lists blobs
 }
 
 // packedRow is a mapping_engagers row as read; list is nil when the post
@@ -60,7 +60,7 @@ func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
 		}
 		return func(whole bool) {
 			if whole {
-				c.lists = nil
+				c.lists = blobs{}
 			}
 			c.apply(read)
 		}, nil
@@ -74,25 +74,9 @@ func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
 // apply writes rows into the copy (under mu).
 func (c *packedEngagers) apply(rows []packedRow) {
 	for _, r := range rows {
-		if r.id < 0 {
-			continue
-		}
-		if int(r.id) >= len(c.lists) {
-			if r.list == nil {
-				continue
-			}
-			grown := make([][]byte, int(r.id)+1+len(c.lists)/4)
-			copy(grown, c.lists)
-			c.lists = grown
-		}
-		c.lists[r.id] = r.list
+		c.lists.put(r.id, r.list)
 	}
 }
 
 // list returns the packed list of a post, nil when the copy has none.
-func (c *packedEngagers) list(post int64) []byte {
-	if post < 0 || post >= int64(len(c.lists)) {
-		return nil
-	}
-	return c.lists[post]
-}
+func (c *packedEngagers) list(post int64) []byte { return c.lists.get(post) }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/trawlhq/trawl/internal/mapping"
@@ -15,8 +16,8 @@ import (
 // copy of them (foldedCopy); people without a folded row, and, when titles
 // are filtered, people whose title is their headline, are read and Match
 // decides them.
-func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters) (personSet, error) {
-	var keep personSet
+func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters) (idSet, error) {
+	var keep idSet
 	if len(ids) == 0 {
 		return keep, nil
 	}
@@ -25,7 +26,7 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 		return nil, fmt.Errorf("filter people: %w", err)
 	}
 	ff := c.filter(f)
-	keep = make(personSet, len(c.flags)/64+1)
+	keep = make(idSet, len(c.flags)/64+1)
 	var undecided []int64
 	for _, id := range ids {
 		switch in, inGo := ff.decide(c, id); {
@@ -50,11 +51,11 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 	return keep, nil
 }
 
-// personSet is a set of person ids, a bit per id: ids are dense (given
-// in first-seen order), and a query may keep a hundred thousand people.
-type personSet []uint64
+// idSet is a set of person or post ids, a bit per id: both are dense
+// (given in order), and a query may keep a hundred thousand of them.
+type idSet []uint64
 
-func (p *personSet) add(id int64) {
+func (p *idSet) add(id int64) {
 	if id < 0 {
 		return
 	}
@@ -65,9 +66,21 @@ func (p *personSet) add(id int64) {
 	(*p)[w] |= 1 << (id % 64)
 }
 
-func (p personSet) has(id int64) bool {
+func (p idSet) has(id int64) bool {
 	w := int(id / 64)
 	return id >= 0 && w < len(p) && p[w]&(1<<(id%64)) != 0
+}
+
+// ids returns the set's ids in ascending order.
+func (p idSet) ids() []int64 {
+	var out []int64
+	for w, word := range p {
+		for word != 0 {
+			out = append(out, int64(w)*64+int64(bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
+	return out
 }
 
 // isASCII reports whether s is ASCII (the results filters use it too).

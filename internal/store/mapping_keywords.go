@@ -36,16 +36,12 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 			loose = append(loose, p)
 		}
 	}
-	qualified := map[int64]bool{}
+	var qualified idSet
 	// Posts that may qualify on their text.
 	var check []mapping.Keyword
 	if need == 1 {
-		ids, err := s.matchPosts(ctx, []string{s.termsQuery(append(counted, phrases...), 1)})
-		if err != nil {
+		if err := s.matchPosts(ctx, []string{s.termsQuery(append(counted, phrases...), 1)}, qualified.add); err != nil {
 			return nil, err
-		}
-		for id := range ids {
-			qualified[id] = true
 		}
 		check = loose
 	} else {
@@ -70,33 +66,29 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 				levels = append(levels, s.termsQuery([]mapping.Keyword{pair}, level))
 			}
 		}
-		sums, err := s.matchPosts(ctx, levels)
-		if err != nil {
+		sums := map[int64]int{}
+		if err := s.matchPosts(ctx, levels, func(id int64) { sums[id]++ }); err != nil {
 			return nil, err
 		}
 		for id, n := range sums {
 			if n >= need {
-				qualified[id] = true
+				qualified.add(id)
 			}
 		}
 		check = append(check, loose...)
 	}
 	if len(check) > 0 {
-		candidates, err := s.matchPosts(ctx, []string{s.termsQuery(check, 1)})
-		if err != nil {
+		var candidates idSet
+		if err := s.matchPosts(ctx, []string{s.termsQuery(check, 1)}, candidates.add); err != nil {
 			return nil, err
 		}
-		ids := make([]int64, 0, len(candidates))
-		for id := range candidates {
-			if !qualified[id] {
-				ids = append(ids, id)
+		if ids := slices.DeleteFunc(candidates.ids(), qualified.has); len(ids) > 0 {
+			if err := s.postsByText(ctx, q, ids, &qualified); err != nil {
+				return nil, err
 			}
 		}
-		if err := s.postsByText(ctx, q, ids, qualified); err != nil {
-			return nil, err
-		}
 	}
-	if err := s.postsByText(ctx, q, nil, qualified); err != nil {
+	if err := s.postsByText(ctx, q, nil, &qualified); err != nil {
 		return nil, err
 	}
 	if q.Strength == 0 {
@@ -105,15 +97,10 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 			return nil, err
 		}
 		for _, id := range linked {
-			qualified[id] = true
+			qualified.add(id)
 		}
 	}
-	out := make([]int64, 0, len(qualified))
-	for id := range qualified {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out, nil
+	return qualified.ids(), nil
 }
 
 // termsQuery is an index query (an FTS5 MATCH expression, or a tsquery
@@ -163,10 +150,9 @@ func (s *Store) termsQuery(keywords []mapping.Keyword, level int) string {
 	return strings.Join(parts, " OR ")
 }
 
-// matchPosts runs the index queries and returns, for each post that
-// matches any, how many it matches.
-func (s *Store) matchPosts(ctx context.Context, queries []string) (map[int64]int, error) {
-	out := map[int64]int{}
+// matchPosts runs the index queries and calls match with each post that
+// one of them matches, once per query.
+func (s *Store) matchPosts(ctx context.Context, queries []string, match func(id int64)) error {
 	var parts []string
 	args := make([]any, 0, len(queries))
 	for _, q := range queries {
@@ -181,7 +167,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []string) (map[int64]int
 		}
 	}
 	if len(parts) == 0 {
-		return out, nil
+		return nil
 	}
 	// The ids come back as one comma-separated list: tens of thousands of
 	// rows one by one cost more than the index lookup that finds them.
@@ -192,7 +178,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []string) (map[int64]int
 	var ids sql.NullString
 	if err := s.read.QueryRowContext(ctx, `SELECT `+list+` FROM (`+strings.Join(parts, ` UNION ALL `)+`) matched`, args...).
 		Scan(&ids); err != nil {
-		return nil, fmt.Errorf("match posts: %w", err)
+		return fmt.Errorf("match posts: %w", err)
 	}
 	for field := range strings.SplitSeq(ids.String, ",") {
 		if field == "" {
@@ -200,17 +186,17 @@ func (s *Store) matchPosts(ctx context.Context, queries []string) (map[int64]int
 		}
 		id, err := strconv.ParseInt(field, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("match posts: id %q: %w", field, err)
+			return fmt.Errorf("match posts: id %q: %w", field, err)
 		}
-		out[id]++
+		match(id)
 	}
-	return out, nil
+	return nil
 }
 
 // postsByText counts the keywords in the text of the posts of ids, or
 // with ids nil of the posts whose index is pending, and adds those that
 // qualify.
-func (s *Store) postsByText(ctx context.Context, q mapping.Query, ids []int64, qualified map[int64]bool) error {
+func (s *Store) postsByText(ctx context.Context, q mapping.Query, ids []int64, qualified *idSet) error {
 	where, args := s.pending("m"), []any(nil)
 	if ids != nil {
 		if len(ids) == 0 {
@@ -232,7 +218,7 @@ func (s *Store) postsByText(ctx context.Context, q mapping.Query, ids []int64, q
 			return fmt.Errorf("posts' text: %w", err)
 		}
 		if mapping.Hits(text, q.Keywords) >= q.MinHits() {
-			qualified[id] = true
+			qualified.add(id)
 		}
 	}
 	return rows.Err()

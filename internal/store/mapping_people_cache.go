@@ -1,10 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/trawlhq/trawl/internal/mapping"
 )
@@ -24,7 +24,7 @@ type foldedPeople struct {
 	flags                   []uint8
 	size, industry, country []uint32 // codes
 	followers               []int64
-	title, domain           []string
+	title, domain           blobs
 	// codes numbers the size, industry and country values ("" is 0).
 	codes map[string]uint32
 }
@@ -78,7 +78,9 @@ func (c *foldedPeople) apply(rows []foldedRow) {
 		}
 		i := r.id
 		if !r.present {
-			c.flags[i], c.size[i], c.industry[i], c.country[i], c.followers[i], c.title[i], c.domain[i] = 0, 0, 0, 0, 0, "", ""
+			c.flags[i], c.size[i], c.industry[i], c.country[i], c.followers[i] = 0, 0, 0, 0, 0
+			c.title.put(i, nil)
+			c.domain.put(i, nil)
 			continue
 		}
 		flags := uint8(foldedPresent)
@@ -88,7 +90,9 @@ func (c *foldedPeople) apply(rows []foldedRow) {
 		if r.followers.Valid {
 			flags |= foldedHasFollowers
 		}
-		c.flags[i], c.title[i], c.domain[i], c.followers[i] = flags, r.title.String, r.domain.String, r.followers.Int64
+		c.flags[i], c.followers[i] = flags, r.followers.Int64
+		c.title.put(i, []byte(r.title.String))
+		c.domain.put(i, []byte(r.domain.String))
 		c.size[i], c.industry[i], c.country[i] = c.code(r.size.String), c.code(r.industry.String), c.code(r.country.String)
 	}
 }
@@ -100,8 +104,6 @@ func (c *foldedPeople) grow(n int) {
 	c.industry = append(c.industry, make([]uint32, n-len(c.industry))...)
 	c.country = append(c.country, make([]uint32, n-len(c.country))...)
 	c.followers = append(c.followers, make([]int64, n-len(c.followers))...)
-	c.title = append(c.title, make([]string, n-len(c.title))...)
-	c.domain = append(c.domain, make([]string, n-len(c.domain))...)
 }
 
 // foldedCopy brings the copy up to date and returns it, read-locked: the
@@ -131,7 +133,8 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 		}
 		return func(whole bool) {
 			if whole {
-				c.flags, c.size, c.industry, c.country, c.followers, c.title, c.domain = nil, nil, nil, nil, nil, nil, nil
+				c.flags, c.size, c.industry, c.country, c.followers = nil, nil, nil, nil, nil
+				c.title, c.domain = blobs{}, blobs{}
 				c.codes = map[string]uint32{}
 			}
 			c.apply(read)
@@ -147,29 +150,38 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 // holds them, tested against a foldedPerson exactly as filterPeople's SQL
 // tests a row.
 type foldedFilter struct {
-	titles, titlesExcl, domains, domainsExcl                               []string
-	sizes, sizesExcl, industries, industriesExcl, countries, countriesExcl map[uint32]bool
+	titles, titlesExcl, domains, domainsExcl                               [][]byte
+	sizes, sizesExcl, industries, industriesExcl, countries, countriesExcl codeSet
 	followers                                                              []mapping.Range
 }
 
+// codeSet is a set of folded value codes, indexed by code (codes are
+// small: one per distinct value); nil means no filter.
+type codeSet []bool
+
+func (cs codeSet) has(code uint32) bool { return int(code) < len(cs) && cs[code] }
+
 func (c *foldedPeople) filter(f mapping.Filters) foldedFilter {
-	fold := func(vals []string, fn func(string) string) []string {
-		out := make([]string, len(vals))
+	fold := func(vals []string, fn func(string) string) [][]byte {
+		out := make([][]byte, len(vals))
 		for i, v := range vals {
-			out[i] = fn(v)
+			out[i] = []byte(fn(v))
 		}
 		return out
 	}
 	ff := foldedFilter{titles: fold(f.JobTitles, mapping.FoldTitle), titlesExcl: fold(f.JobTitlesExcludes, mapping.FoldTitle),
 		domains: fold(f.DomainIncludes, mapping.DomainValue), domainsExcl: fold(f.DomainExcludes, mapping.DomainValue),
 		followers: f.Followers}
-	set := func(vals []string, fold func(string) string) map[uint32]bool {
+	set := func(vals []string, fold func(string) string) codeSet {
 		if len(vals) == 0 {
 			return nil
 		}
-		out := map[uint32]bool{}
+		out := codeSet{false} // not empty: a filter that no code passes
 		for _, v := range vals {
 			if n, ok := c.codes[fold(v)]; ok && n != 0 {
+				if int(n) >= len(out) {
+					out = append(out, make(codeSet, int(n)+1-len(out))...)
+				}
 				out[n] = true
 			}
 		}
@@ -193,19 +205,20 @@ func (ff *foldedFilter) decide(c *foldedPeople, i int64) (keep, undecided bool) 
 		if c.flags[i]&foldedTitleNull != 0 {
 			return false, true
 		}
-		if len(ff.titles) > 0 && !containsAny(c.title[i], ff.titles) {
+		title := c.title.get(i)
+		if len(ff.titles) > 0 && !containsAny(title, ff.titles) {
 			return false, false
 		}
-		if containsAny(c.title[i], ff.titlesExcl) {
+		if containsAny(title, ff.titlesExcl) {
 			return false, false
 		}
 	}
 	if len(ff.domains) > 0 || len(ff.domainsExcl) > 0 {
-		domain := c.domain[i]
-		if len(ff.domains) > 0 && (domain == "" || !domainAny(domain, ff.domains)) {
+		domain := c.domain.get(i)
+		if len(ff.domains) > 0 && (len(domain) == 0 || !domainAny(domain, ff.domains)) {
 			return false, false
 		}
-		if domain != "" && domainAny(domain, ff.domainsExcl) {
+		if len(domain) > 0 && domainAny(domain, ff.domainsExcl) {
 			return false, false
 		}
 	}
@@ -229,19 +242,19 @@ func (ff *foldedFilter) decide(c *foldedPeople, i int64) (keep, undecided bool) 
 
 // codeIn tells whether a folded value (v[0], read only when a set is
 // given) passes an include and an exclude set of codes.
-func codeIn(v []uint32, in, excl map[uint32]bool) bool {
+func codeIn(v []uint32, in, excl codeSet) bool {
 	if in == nil && excl == nil {
 		return true
 	}
-	if in != nil && (v[0] == 0 || !in[v[0]]) {
+	if in != nil && (v[0] == 0 || !in.has(v[0])) {
 		return false
 	}
-	return v[0] == 0 || !excl[v[0]]
+	return v[0] == 0 || !excl.has(v[0])
 }
 
-func containsAny(s string, subs []string) bool {
+func containsAny(s []byte, subs [][]byte) bool {
 	for _, sub := range subs {
-		if strings.Contains(s, sub) {
+		if bytes.Contains(s, sub) {
 			return true
 		}
 	}
@@ -249,9 +262,9 @@ func containsAny(s string, subs []string) bool {
 }
 
 // domainAny tells whether domain is one of wants or a subdomain of one.
-func domainAny(domain string, wants []string) bool {
+func domainAny(domain []byte, wants [][]byte) bool {
 	for _, w := range wants {
-		if domain == w || strings.HasSuffix(domain, "."+w) {
+		if n := len(domain) - len(w); n >= 0 && bytes.Equal(domain[n:], w) && (n == 0 || domain[n-1] == '.') {
 			return true
 		}
 	}
