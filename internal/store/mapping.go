@@ -91,18 +91,23 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 	list := hits.list
 	// Newest first; people of the same instant by URN, as the answer has
 	// always ordered them: by id for now, by URN around the page below.
-	slices.SortFunc(list, func(a, b engagerHit) int { return cmp.Or(cmp.Compare(b.at, a.at), cmp.Compare(a.person, b.person)) })
 	total := int64(len(list))
 	lo, hi := pageBounds(q.Page, q.PageSize, len(list))
 	if lo == hi {
 		return []MappingResult{}, total, nil
 	}
+	// Only what comes up to the page is sorted, then the people of the
+	// same instant as its last result after it.
+	sortFirst(list, hi, func(a, b engagerHit) int { return cmp.Or(cmp.Compare(b.at, a.at), cmp.Compare(a.person, b.person)) })
 	glo, ghi := lo, hi
 	for glo > 0 && list[glo-1].at == list[lo].at {
 		glo--
 	}
-	for ghi < len(list) && list[ghi].at == list[hi-1].at {
-		ghi++
+	for i := hi; i < len(list); i++ {
+		if list[i].at == list[hi-1].at {
+			list[ghi], list[i] = list[i], list[ghi]
+			ghi++
+		}
 	}
 	ids := make([]int64, 0, ghi-glo)
 	for _, h := range list[glo:ghi] {
@@ -198,8 +203,18 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (eng
 	out := engagerHits{ties: map[int64][]int64{}}
 	// Where each person is in out.list, plus one (0: not yet), by person
 	// id: ids are dense (given in first-seen order), and a slice is several
-	// times faster than a map here.
+	// times faster than a map here. It is a megabyte per 250,000 people,
+	// so queries reuse it, and clear only the entries they set.
 	var at []int32
+	if buf, ok := s.personSlots.Get().(*[]int32); ok {
+		at = *buf
+	}
+	defer func() {
+		for _, h := range out.list {
+			at[h.person] = 0
+		}
+		s.personSlots.Put(&at)
+	}()
 	var n int64
 	add := func(post int64, e engagerEntry) {
 		n++
@@ -217,7 +232,9 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (eng
 		switch {
 		case e.at > h.at || e.at == h.at && comment && !h.comment:
 			h.at, h.comment, h.post = e.at, comment, post
-			delete(out.ties, person)
+			if len(out.ties) > 0 {
+				delete(out.ties, person)
+			}
 		case e.at == h.at && comment == h.comment && post != h.post:
 			out.ties[person] = append(out.ties[person], post)
 		}
@@ -260,6 +277,50 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (eng
 		}
 	}
 	return out, n, nil
+}
+
+// sortFirst orders list so that its first k elements are the k first in
+// cmp's order, sorted, and the others follow in no order: a page needs
+// its results and those before it sorted, not the tens of thousands
+// after it.
+func sortFirst[T any](list []T, k int, cmp func(a, b T) int) {
+	lo, hi := 0, len(list)
+	// Quickselect: narrow [lo, hi) to the part that holds position k.
+	for hi-lo > 32 && lo < k && k < hi {
+		// The median of three as the pivot, moved to hi-1.
+		mid := lo + (hi-lo)/2
+		if cmp(list[mid], list[lo]) < 0 {
+			list[mid], list[lo] = list[lo], list[mid]
+		}
+		if cmp(list[hi-1], list[lo]) < 0 {
+			list[hi-1], list[lo] = list[lo], list[hi-1]
+		}
+		if cmp(list[mid], list[hi-1]) < 0 {
+			list[mid], list[hi-1] = list[hi-1], list[mid]
+		}
+		pivot := list[hi-1]
+		p := lo
+		for i := lo; i < hi-1; i++ {
+			if cmp(list[i], pivot) < 0 {
+				list[i], list[p] = list[p], list[i]
+				p++
+			}
+		}
+		list[p], list[hi-1] = list[hi-1], list[p]
+		if p < k {
+			lo = p + 1
+		} else {
+			hi = p
+		}
+	}
+	// Everything before lo precedes everything from lo on, and position k
+	// is in [lo, hi) unless lo passed it: what to sort ends at hi, or at
+	// lo then.
+	end := hi
+	if lo >= k {
+		end = lo
+	}
+	slices.SortFunc(list[:end], cmp)
 }
 
 // postURNs reads the URNs of posts by id.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -64,6 +65,8 @@ type Store struct {
 	folded foldedPeople
 	// packed is social mapping's copy of the packed engagements.
 	packed packedEngagers
+	// personSlots are social mapping's per-person buffers (*[]int32).
+	personSlots sync.Pool
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….
