@@ -125,6 +125,11 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			Secrets: box, Engine: engine, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
 		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		go func() { serveErr <- srv.Serve(ln) }()
+		go func() {
+			if err := st.LoadMappingCopies(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("social mapping copies not loaded ahead; the first query loads them", "err", err)
+			}
+		}()
 		fmt.Fprintf(opts.Stdout, "Trawl is listening on http://%s (role %s, database %s)\n", ln.Addr(), cfg.Role, st.Dialect())
 		log.Info("listening", "addr", ln.Addr().String(), "role", cfg.Role, "database", string(st.Dialect()))
 	}

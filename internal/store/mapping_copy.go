@@ -157,3 +157,21 @@ func (s *Store) pruneLog(ctx context.Context, log string) (int64, error) {
 	})
 	return n, err
 }
+
+// LoadMappingCopies reads social mapping's in-memory copies (folded people,
+// packed engagements), so that the first query after start-up does not
+// wait for them: at a million people and ten million engagements that
+// takes a few seconds.
+func (s *Store) LoadMappingCopies(ctx context.Context) error {
+	people, err := s.foldedCopy(ctx)
+	if err != nil {
+		return fmt.Errorf("store: load mapping copies: %w", err)
+	}
+	people.mu.RUnlock()
+	packed, err := s.engagersCopy(ctx)
+	if err != nil {
+		return fmt.Errorf("store: load mapping copies: %w", err)
+	}
+	packed.mu.RUnlock()
+	return nil
+}
