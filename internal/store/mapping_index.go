@@ -328,7 +328,7 @@ func (s *Store) foldPeopleByID(ctx context.Context, tx *sql.Tx, ids []int64) err
 // foldWhere folds the people that cond (on pronet_people) selects.
 func (s *Store) foldWhere(ctx context.Context, tx *sql.Tx, cond string, args ...any) error {
 	rows, err := tx.QueryContext(ctx,
-		`SELECT id, job_title, company_domain, company_size, industry, country, followers
+		`SELECT id, job_title, headline, company_domain, company_size, industry, country, followers
 		   FROM pronet_people WHERE id IS NOT NULL AND `+cond+` ORDER BY id`+s.forUpdate(), args...)
 	if err != nil {
 		return fmt.Errorf("fold people: %w", err)
@@ -336,18 +336,18 @@ func (s *Store) foldWhere(ctx context.Context, tx *sql.Tx, cond string, args ...
 	var folded [][]any
 	for rows.Next() {
 		var (
-			id                                     int64
-			title, domain, size, industry, country string
-			followers                              sql.NullInt64
+			id                                               int64
+			title, headline, domain, size, industry, country string
+			followers                                        sql.NullInt64
 		)
-		if err := rows.Scan(&id, &title, &domain, &size, &industry, &country, &followers); err != nil {
+		if err := rows.Scan(&id, &title, &headline, &domain, &size, &industry, &country, &followers); err != nil {
 			rows.Close()
 			return fmt.Errorf("fold people: %w", err)
 		}
-		var t, f any
-		if title != "" {
-			t = mapping.FoldTitle(title)
+		if title == "" {
+			title = headline // as Match sees a person whose profile shows no title
 		}
+		t, f := any(mapping.FoldTitle(title)), any(nil)
 		if followers.Valid {
 			f = followers.Int64
 		}

@@ -65,6 +65,8 @@ func TestMappingIndexNeverStale(t *testing.T) {
 			      country = 'de' WHERE urn = $1`, fxPersonURN("U1"))
 			exec(`UPDATE pronet_people SET followers = 999999, company_size = '10001+' WHERE urn = $1`, fxPersonURN("U7"))
 			exec(`UPDATE pronet_people SET job_title = '' WHERE urn = $1`, fxPersonURN("U6"))
+			// C4's profile shows no title: the headline stands in.
+			exec(`UPDATE pronet_people SET headline = 'Head of Sales, Revenue Team' WHERE urn = $1`, fxPersonURN("C4"))
 			// A post stored without its index, with engagements.
 			exec(`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at) VALUES ($1, $2, $3, $2, $2)`,
 				fxPostURN("F9")+"0", mapNow.Add(-time.Hour).UnixMilli(),
@@ -77,9 +79,9 @@ func TestMappingIndexNeverStale(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The people: the three changed and U8, whose profile was never read.
-			if done.Posts != 3 || done.Packed == 0 || done.People != 4 {
-				t.Errorf("precomputed %+v, want 3 posts, some packed lists, 4 people", done)
+			// The people: the four changed and U8, whose profile was never read.
+			if done.Posts != 3 || done.Packed == 0 || done.People != 5 {
+				t.Errorf("precomputed %+v, want 3 posts, some packed lists, 5 people", done)
 			}
 			checkOracle(t, f.s, "precomputed again")
 
