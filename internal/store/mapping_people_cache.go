@@ -1,10 +1,10 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/trawlhq/trawl/internal/mapping"
 )
@@ -21,12 +21,14 @@ type foldedPeople struct {
 	// flags has one byte per person: folded* bits; zero for people
 	// without a row (their profile was never read, or changed since it
 	// was folded), whom Filters.Match decides from pronet_people.
-	flags                   []uint8
-	size, industry, country []uint32 // codes
-	followers               []int64
-	title, domain           blobs
-	// codes numbers the size, industry and country values ("" is 0).
-	codes map[string]uint32
+	flags []uint8
+	// Codes of the folded values: titles and domains repeat as much as
+	// sizes and countries do, and a filter tests each distinct one once.
+	title, domain, size, industry, country []uint32
+	followers                              []int64
+	// codes numbers the folded values ("" is 0); values[code] is the value.
+	codes  map[string]uint32
+	values []string
 }
 
 const (
@@ -42,8 +44,12 @@ func (c *foldedPeople) code(v string) uint32 {
 	}
 	n, ok := c.codes[v]
 	if !ok {
-		n = uint32(len(c.codes) + 1)
+		if len(c.values) == 0 {
+			c.values = append(c.values, "")
+		}
+		n = uint32(len(c.values))
 		c.codes[v] = n
+		c.values = append(c.values, v)
 	}
 	return n
 }
@@ -78,9 +84,7 @@ func (c *foldedPeople) apply(rows []foldedRow) {
 		}
 		i := r.id
 		if !r.present {
-			c.flags[i], c.size[i], c.industry[i], c.country[i], c.followers[i] = 0, 0, 0, 0, 0
-			c.title.put(i, nil)
-			c.domain.put(i, nil)
+			c.flags[i], c.title[i], c.domain[i], c.size[i], c.industry[i], c.country[i], c.followers[i] = 0, 0, 0, 0, 0, 0, 0
 			continue
 		}
 		flags := uint8(foldedPresent)
@@ -91,8 +95,7 @@ func (c *foldedPeople) apply(rows []foldedRow) {
 			flags |= foldedHasFollowers
 		}
 		c.flags[i], c.followers[i] = flags, r.followers.Int64
-		c.title.put(i, []byte(r.title.String))
-		c.domain.put(i, []byte(r.domain.String))
+		c.title[i], c.domain[i] = c.code(r.title.String), c.code(r.domain.String)
 		c.size[i], c.industry[i], c.country[i] = c.code(r.size.String), c.code(r.industry.String), c.code(r.country.String)
 	}
 }
@@ -100,6 +103,8 @@ func (c *foldedPeople) apply(rows []foldedRow) {
 // grow makes room for n people.
 func (c *foldedPeople) grow(n int) {
 	c.flags = append(c.flags, make([]uint8, n-len(c.flags))...)
+	c.title = append(c.title, make([]uint32, n-len(c.title))...)
+	c.domain = append(c.domain, make([]uint32, n-len(c.domain))...)
 	c.size = append(c.size, make([]uint32, n-len(c.size))...)
 	c.industry = append(c.industry, make([]uint32, n-len(c.industry))...)
 	c.country = append(c.country, make([]uint32, n-len(c.country))...)
@@ -133,9 +138,8 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 		}
 		return func(whole bool) {
 			if whole {
-				c.flags, c.size, c.industry, c.country, c.followers = nil, nil, nil, nil, nil
-				c.title, c.domain = blobs{}, blobs{}
-				c.codes = map[string]uint32{}
+				c.flags, c.title, c.domain, c.size, c.industry, c.country, c.followers = nil, nil, nil, nil, nil, nil, nil
+				c.codes, c.values = map[string]uint32{}, nil
 			}
 			c.apply(read)
 		}, nil
@@ -150,9 +154,26 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 // holds them, tested against a foldedPerson exactly as filterPeople's SQL
 // tests a row.
 type foldedFilter struct {
-	titles, titlesExcl, domains, domainsExcl                               [][]byte
+	titles, titlesExcl, domains, domainsExcl                               []string
 	sizes, sizesExcl, industries, industriesExcl, countries, countriesExcl codeSet
 	followers                                                              []mapping.Range
+	// The verdicts on each title and domain code met so far (verdict).
+	titleOK, domainOK []int8
+}
+
+// verdict tells whether a title or domain code passes, testing its value
+// the first time the code is met.
+func (ff *foldedFilter) verdict(memo *[]int8, c *foldedPeople, code uint32, test func(v string) bool) bool {
+	if int(code) >= len(*memo) {
+		*memo = append(*memo, make([]int8, len(c.values)+1-len(*memo))...)
+	}
+	if (*memo)[code] == 0 {
+		(*memo)[code] = 2
+		if test(c.values[code]) {
+			(*memo)[code] = 1
+		}
+	}
+	return (*memo)[code] == 1
 }
 
 // codeSet is a set of folded value codes, indexed by code (codes are
@@ -162,10 +183,10 @@ type codeSet []bool
 func (cs codeSet) has(code uint32) bool { return int(code) < len(cs) && cs[code] }
 
 func (c *foldedPeople) filter(f mapping.Filters) foldedFilter {
-	fold := func(vals []string, fn func(string) string) [][]byte {
-		out := make([][]byte, len(vals))
+	fold := func(vals []string, fn func(string) string) []string {
+		out := make([]string, len(vals))
 		for i, v := range vals {
-			out[i] = []byte(fn(v))
+			out[i] = fn(v)
 		}
 		return out
 	}
@@ -205,20 +226,17 @@ func (ff *foldedFilter) decide(c *foldedPeople, i int64) (keep, undecided bool) 
 		if c.flags[i]&foldedTitleNull != 0 {
 			return false, true
 		}
-		title := c.title.get(i)
-		if len(ff.titles) > 0 && !containsAny(title, ff.titles) {
-			return false, false
-		}
-		if containsAny(title, ff.titlesExcl) {
+		if !ff.verdict(&ff.titleOK, c, c.title[i], func(title string) bool {
+			return (len(ff.titles) == 0 || containsAny(title, ff.titles)) && !containsAny(title, ff.titlesExcl)
+		}) {
 			return false, false
 		}
 	}
 	if len(ff.domains) > 0 || len(ff.domainsExcl) > 0 {
-		domain := c.domain.get(i)
-		if len(ff.domains) > 0 && (len(domain) == 0 || !domainAny(domain, ff.domains)) {
-			return false, false
-		}
-		if len(domain) > 0 && domainAny(domain, ff.domainsExcl) {
+		if !ff.verdict(&ff.domainOK, c, c.domain[i], func(domain string) bool {
+			return (len(ff.domains) == 0 || domain != "" && domainAny(domain, ff.domains)) &&
+				(domain == "" || !domainAny(domain, ff.domainsExcl))
+		}) {
 			return false, false
 		}
 	}
@@ -252,9 +270,9 @@ func codeIn(v []uint32, in, excl codeSet) bool {
 	return v[0] == 0 || !excl.has(v[0])
 }
 
-func containsAny(s []byte, subs [][]byte) bool {
+func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
-		if bytes.Contains(s, sub) {
+		if strings.Contains(s, sub) {
 			return true
 		}
 	}
@@ -262,9 +280,9 @@ func containsAny(s []byte, subs [][]byte) bool {
 }
 
 // domainAny tells whether domain is one of wants or a subdomain of one.
-func domainAny(domain []byte, wants [][]byte) bool {
+func domainAny(domain string, wants []string) bool {
 	for _, w := range wants {
-		if n := len(domain) - len(w); n >= 0 && bytes.Equal(domain[n:], w) && (n == 0 || domain[n-1] == '.') {
+		if domain == w || strings.HasSuffix(domain, "."+w) {
 			return true
 		}
 	}
