@@ -80,7 +80,7 @@ func run(conc int, dur time.Duration, database string, serveOnly bool) error {
 	cfg := &config.Config{Addr: addr, DataDir: dir, DatabaseURL: database, Role: "all", LogFormat: "json", LogLevel: "error",
 		SandboxSeed: 1, QueryMaxLength: 512, MicroblogHosts: []string{"x.com"}, PronetHosts: []string{"linkedin.com"},
 		RateLimitStarter: 1 << 30, RateLimitEnterprise: 1 << 30, RateLimitCustom: 1 << 30, CreditsCustom: 100000,
-		MappingMaxCandidates: 100000, TickInterval: time.Minute, SearchRunLease: 10 * time.Minute,
+		MappingMaxCandidates: 1_000_000, TickInterval: time.Minute, SearchRunLease: 10 * time.Minute,
 		ShutdownTimeout: 10 * time.Second, ExecutionRetention: 720 * time.Hour}
 	if err := cfg.Validate(); err != nil {
 		return err

@@ -56,7 +56,7 @@ type Config struct {
 	ExecutionRetention   time.Duration `name:"execution-retention" default:"720h" help:"How long workflow executions stay readable before they are pruned (TRAWL_EXECUTION_RETENTION)."`
 	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack, SMTP and LLM calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
 
-	MappingMaxCandidates int `name:"mapping-max-candidates" default:"100000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
+	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
 	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run, topic discovery or post hydration may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
