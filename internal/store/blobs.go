@@ -1,11 +1,10 @@
 package store
 
-// blobs holds byte strings by index (a post id) in one buffer,
-// without a pointer per entry: social mapping's copy of the packed
-// engagements holds millions of
-// them, and the garbage collector would otherwise scan every one of them
-// on every cycle. A replaced entry leaves its old bytes behind until they
-// outweigh the live ones; then the buffer is rewritten.
+// blobs holds byte strings by index (a post id) in one buffer, without a
+// pointer per entry: social mapping's copy of the packed engagements holds
+// millions of them, and the garbage collector would otherwise scan every
+// one of them on every cycle. A replaced entry leaves its old bytes behind
+// until they outweigh the live ones; then the buffer is rewritten.
 type blobs struct {
 	data    []byte
 	spans   []blobSpan
