@@ -542,17 +542,39 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 			}
 		}
 	}
-	stats, err := s.authorStats(ctx, kept)
+	all := make([]Creator, 0, len(kept))
+	for _, urn := range kept {
+		all = append(all, Creator{Person: mapping.Person{URN: urn}, QualifyingPosts: byAuthor[urn]})
+	}
+	// By qualifying posts; the statistics order the authors of the same
+	// count, so they are read only for the counts the page spans.
+	slices.SortFunc(all, func(a, b Creator) int { return cmp.Compare(b.QualifyingPosts, a.QualifyingPosts) })
+	lo, hi := pageBounds(q.Page, q.PageSize, len(all))
+	if lo == hi {
+		return []Creator{}, int64(len(all)), nil
+	}
+	glo, ghi := lo, hi
+	for glo > 0 && all[glo-1].QualifyingPosts == all[lo].QualifyingPosts {
+		glo--
+	}
+	for ghi < len(all) && all[ghi].QualifyingPosts == all[hi-1].QualifyingPosts {
+		ghi++
+	}
+	spanned := all[glo:ghi]
+	urns := make([]string, len(spanned))
+	for i, c := range spanned {
+		urns[i] = c.Person.URN
+	}
+	slices.Sort(urns) // the lookups walk the index in order
+	stats, err := s.authorStats(ctx, urns)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
-	all := make([]Creator, 0, len(kept))
-	for _, urn := range kept {
-		c := stats[urn]
-		c.Person.URN, c.QualifyingPosts = urn, byAuthor[urn]
-		all = append(all, c)
+	for i := range spanned {
+		st := stats[spanned[i].Person.URN]
+		spanned[i].AvgEngagement, spanned[i].AvgDaysBetween = st.AvgEngagement, st.AvgDaysBetween
 	}
-	slices.SortFunc(all, func(a, b Creator) int {
+	slices.SortFunc(spanned, func(a, b Creator) int {
 		if c := cmp.Compare(b.QualifyingPosts, a.QualifyingPosts); c != 0 {
 			return c
 		}
@@ -561,7 +583,6 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 		}
 		return cmp.Compare(a.Person.URN, b.Person.URN)
 	})
-	lo, hi := pageBounds(q.Page, q.PageSize, len(all))
 	page := all[lo:hi]
 	pageIDs := make([]int64, len(page))
 	for i, c := range page {

@@ -193,6 +193,24 @@ func checkOracle(t *testing.T, s *store.Store, state string) {
 		if !slices.Equal(got, want) || total != int64(len(want)) {
 			t.Errorf("%s: creators %+v:\n got %v (total %d)\nwant %v", state, q, got, total, want)
 		}
+		// Page by page, one creator a page, the same order: each page
+		// reads the statistics of the counts it spans only.
+		var paged []store.Creator
+		for page := 1; page <= len(cs); page++ {
+			pq := q
+			pq.Page, pq.PageSize = page, 1
+			one, _, err := s.DiscoverCreators(ctx, pq, mapNow, noLimit)
+			if err != nil || len(one) != 1 {
+				t.Fatalf("%s: creators %+v: %d, %v", state, pq, len(one), err)
+			}
+			paged = append(paged, one[0])
+		}
+		for i := range paged {
+			if paged[i].Person.URN != cs[i].Person.URN || paged[i].AvgEngagement != cs[i].AvgEngagement {
+				t.Errorf("%s: creators %+v: page %d is %s (%v), the whole list has %s (%v) there", state, q, i+1,
+					paged[i].Person.URN, paged[i].AvgEngagement, cs[i].Person.URN, cs[i].AvgEngagement)
+			}
+		}
 	}
 }
 
