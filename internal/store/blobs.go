@@ -50,9 +50,6 @@ func (b *blobs) put(i int64, v []byte) {
 	}
 }
 
-// len is the number of entries there is room for.
-func (b *blobs) len() int { return len(b.spans) }
-
 func (b *blobs) compact() {
 	data := make([]byte, 0, len(b.data)-b.garbage)
 	for i, s := range b.spans {

@@ -47,10 +47,10 @@ func (e *ErrQueryTooBroad) Error() string {
 //
 // It reads what collection precomputed (mapping_index.go): the keyword
 // index finds the qualifying posts (qualifyingPosts), each post's packed
-// engagements give every person's latest qualifying engagement in one pass
-// in Go (engagersOf), and the folded filter columns narrow the people in
-// one SQL pass (filterPeople). Only the page's people and posts are read
-// from the pool tables.
+// engagements, from this process's copy, give every person's latest
+// qualifying engagement in one pass (engagersOf), and the copy of the
+// folded filter columns narrows the people (filterPeople). Only the page's
+// people and posts are read from the pool tables.
 func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Time, maxCandidates int) ([]MappingResult, int64, error) {
 	steps, _ := ctx.Value(mappingStepsKey{}).(*MappingSteps)
 	if steps == nil {

@@ -151,8 +151,8 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 }
 
 // foldedFilter is mapping.Filters with its values folded as mapping_people
-// holds them, tested against a foldedPerson exactly as filterPeople's SQL
-// tests a row.
+// holds them, so that testing a person's folded columns gives Match's
+// answer.
 type foldedFilter struct {
 	titles, titlesExcl, domains, domainsExcl                               []string
 	sizes, sizesExcl, industries, industriesExcl, countries, countriesExcl codeSet
