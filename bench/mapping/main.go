@@ -109,7 +109,7 @@ func main() {
 	flag.BoolVar(&o.keepIndexes, "keep-indexes", false, "seed with every index in place instead of building the secondary ones at the end")
 	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
 	flag.BoolVar(&o.keep, "keep", false, "keep the database (to EXPLAIN queries) and print where it is")
-	flag.StringVar(&o.reuse, "reuse", "", "SQLite only: a database file a run with the same sizes kept; "+
+	flag.StringVar(&o.reuse, "reuse", "", "a database a run with the same sizes kept (-keep): the SQLite file, or the PostgreSQL schema; "+
 		"measures it without seeding (what is missing is still precomputed)")
 	flag.Parse()
 	// Interrupted, it still removes its database on the way out.
@@ -300,12 +300,14 @@ func database(ctx context.Context, o options) (string, string, func(), error) {
 		if err != nil {
 			return "", "", nil, err
 		}
-		if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
+		if o.reuse != "" {
+			schema = o.reuse
+		} else if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
 			admin.Close()
 			return "", "", nil, fmt.Errorf("create schema: %w", err)
 		}
 		cleanup := func() {
-			if !o.keep {
+			if !o.keep && o.reuse == "" {
 				_, _ = admin.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`)
 			}
 			admin.Close()
