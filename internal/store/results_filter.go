@@ -341,10 +341,12 @@ func (s *Store) resultSource(sr search.Search, q ResultQuery) (from, where strin
 	src := s.itemField("source")
 	from = `search_results r`
 	if withPeople(sr) {
-		// One profile per author: the most recently read of those with the username.
+		// One profile per author: the most recently read of those with the
+		// username (an unread one adds nothing to the item; migration 00017).
 		from = `search_results r LEFT JOIN pronet_people p ON ` + src + ` = '` + pronetSource + `' AND p.urn = (
 			SELECT u.urn FROM pronet_people u WHERE u.username = ` + s.itemField("author", "username") + ` AND u.username <> ''
-			 ORDER BY COALESCE(u.profile_fetched_at, 0) DESC, u.urn LIMIT 1)`
+			   AND u.profile_fetched_at IS NOT NULL
+			 ORDER BY u.profile_fetched_at DESC, u.urn LIMIT 1)`
 	}
 	if q.Author.Empty() {
 		return from, where, args
