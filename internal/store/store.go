@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,8 @@ type Store struct {
 	read *sql.DB
 	// pool is the pgx pool behind db on PostgreSQL (River's driver needs it).
 	pool *pgxpool.Pool
+	// ckpt copies the WAL into the database file beside the writer (SQLite).
+	ckpt *checkpointer
 	// path is the SQLite database file.
 	path string
 	now  func() time.Time
@@ -110,7 +113,7 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	// setting never took effect: the driver ran it after the switch to WAL):
 	// collection dirties pages all over several B-trees, and each dirty page
 	// is written whole to the WAL at commit.
-	writerPragmas := "&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(8000)&_journal_mode=WAL"
+	writerPragmas := "&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(" + strconv.Itoa(writerCheckpoint) + ")&_journal_mode=WAL"
 	writer, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate"+writerPragmas)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
@@ -142,7 +145,14 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	}
 	reader.SetMaxOpenConns(8)
 	reader.SetMaxIdleConns(8)
-	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now}, nil
+	ckpt, err := sql.Open("sqlite", "file:"+path+"?"+pragmas)
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
+	}
+	ckpt.SetMaxOpenConns(1)
+	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now, ckpt: startCheckpointer(ckpt, checkpointEvery)}, nil
 }
 
 func openPostgres(ctx context.Context, databaseURL string, now func() time.Time) (*Store, error) {
@@ -190,6 +200,9 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	var errs []error
 	s.stmts.close()
+	if s.ckpt != nil {
+		errs = append(errs, s.ckpt.close())
+	}
 	if s.read != s.db {
 		errs = append(errs, s.read.Close())
 	}
