@@ -40,12 +40,7 @@ func (s *Store) batchInsert(ctx context.Context, tx *sql.Tx, head, suffix string
 		sb.WriteString(suffix)
 		start = end
 		text := sb.String()
-		var st *sql.Stmt
-		if s.dialect == SQLite {
-			if cached := s.stmts.get(text); cached != nil {
-				st = tx.StmtContext(ctx, cached)
-			}
-		}
+		st := s.stmtIn(ctx, tx, text)
 		if scan == nil {
 			var err error
 			if st != nil {

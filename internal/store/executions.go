@@ -56,10 +56,9 @@ func scanExecution(row interface{ Scan(...any) error }) (workflow.Execution, err
 // answers false with x.ID set to the execution it fired.
 func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
 	var created bool
-	h := s.hot(ctx)
 	err := s.inGroupJobTx(ctx, func(tx JobTx) error {
 		var err error
-		created, err = s.insertExecutionTx(ctx, tx, h, x, steps, lease, inline)
+		created, err = s.insertExecutionTx(ctx, tx, x, steps, lease, inline)
 		return err
 	})
 	if err != nil {
@@ -73,7 +72,7 @@ const insertExecutionSQL = `INSERT INTO workflow_executions (id, workflow_id, ac
  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
  ON CONFLICT DO NOTHING`
 
-func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, h *hotStmts, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
+func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
 	def, err := json.Marshal(x.Definition)
 	if err != nil {
 		return false, err
@@ -110,7 +109,7 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, h *hotStmts, x 
 	} else {
 		ended = optMS(x.EndedAt)
 	}
-	res, err := execIn(ctx, tx.SQL, h.insertExecution, insertExecutionSQL,
+	res, err := s.execTx(ctx, tx.SQL, insertExecutionSQL,
 		x.ID, x.WorkflowID, x.AccountID, x.Version, string(def), x.EventName, nullString(x.EventKey), string(trig),
 		test, string(x.Status), nullString(x.Error), nullString(x.RerunOf), x.Claim, ms(x.CreatedAt), ms(x.StartedAt), ended, resume)
 	if err != nil {
@@ -121,7 +120,7 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, h *hotStmts, x 
 			x.WorkflowID, x.EventKey).Scan(&x.ID)
 	}
 	for _, st := range steps {
-		if err := saveStepTx(ctx, tx.SQL, h, x.ID, st); err != nil {
+		if err := s.saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
 			return false, err
 		}
 	}
@@ -143,9 +142,8 @@ type outboxEvent struct {
 // fireEvents creates one execution per event and published, enabled
 // workflow of the trigger kind in the event's account that fires on it
 // (keyed by the event, so no event fires a workflow twice), and marks the
-// events processed in table, all in tx. h comes from s.hot before tx
-// began: preparing takes the writer that tx holds.
-func (s *Store) fireEvents(ctx context.Context, tx JobTx, h *hotStmts, lease time.Duration, table, kind, keyPrefix string,
+// events processed in table, all in tx.
+func (s *Store) fireEvents(ctx context.Context, tx JobTx, lease time.Duration, table, kind, keyPrefix string,
 	events []outboxEvent, fires func(workflow.Workflow, outboxEvent) bool) error {
 	flows := map[string][]workflow.Workflow{}
 	ids := make([]any, 0, len(events))
@@ -168,7 +166,7 @@ func (s *Store) fireEvents(ctx context.Context, tx JobTx, h *hotStmts, lease tim
 			}
 			x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
 				EventName: kind, EventKey: keyPrefix + ev.id, Trigger: ev.payload}
-			if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
+			if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
 				return err
 			}
 		}
@@ -194,7 +192,6 @@ func (s *Store) skipLockedOf(table string) string {
 // took.
 func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit int) (int, error) {
 	var n int
-	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		rows, err := tx.SQL.QueryContext(ctx,
 			`SELECT e.id, e.account_id, COALESCE(CAST(e.search_id AS TEXT), ''), e.created_at, r.item
@@ -231,7 +228,7 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 			return err
 		}
 		n = len(events)
-		return s.fireEvents(ctx, tx, h, lease, "events", workflow.TriggerNewPost, "event:", events, func(w workflow.Workflow, ev outboxEvent) bool {
+		return s.fireEvents(ctx, tx, lease, "events", workflow.TriggerNewPost, "event:", events, func(w workflow.Workflow, ev outboxEvent) bool {
 			return w.SearchID == "" || w.SearchID == ev.subject
 		})
 	})
@@ -247,7 +244,6 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 // is the engagement as the topics API shows it, plus the post.
 func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, limit int) (int, error) {
 	var n int
-	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		rows, err := tx.SQL.QueryContext(ctx,
 			`SELECT ev.id, ev.account_id, CAST(ev.topic_id AS TEXT), ev.created_at, po.record, `+fmt.Sprintf(engagementColumns, "ev.created_at")+`
@@ -280,7 +276,7 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 			return err
 		}
 		n = len(events)
-		return s.fireEvents(ctx, tx, h, lease, "engagement_events", workflow.TriggerEngagement, "engagement:", events, func(w workflow.Workflow, ev outboxEvent) bool {
+		return s.fireEvents(ctx, tx, lease, "engagement_events", workflow.TriggerEngagement, "engagement:", events, func(w workflow.Workflow, ev outboxEvent) bool {
 			topic, _ := w.Definition.Trigger.Inputs["topic_id"].(string)
 			return topic == ev.subject
 		})
@@ -313,7 +309,6 @@ func engagementPayload(e Engagement, post []byte) map[string]any {
 // It returns how many workflows fired.
 func (s *Store) DispatchSchedules(ctx context.Context, now time.Time, lease time.Duration, limit int) (int, error) {
 	var n int
-	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		lock := ""
 		if s.dialect == Postgres {
@@ -362,7 +357,7 @@ func (s *Store) DispatchSchedules(ctx context.Context, now time.Time, lease time
 			x := workflow.Execution{WorkflowID: d.w.ID, AccountID: d.w.AccountID, Version: d.w.Version, Definition: d.w.Definition,
 				EventName: workflow.TriggerScheduled, EventKey: "schedule:" + occurrence.UTC().Format(time.RFC3339),
 				Trigger: map[string]any{"scheduled_at": occurrence.UTC().Format(time.RFC3339), "fired_at": now.UTC().Format(time.RFC3339)}}
-			if _, err := s.insertExecutionTx(ctx, tx, h, &x, nil, lease, false); err != nil {
+			if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
 				return err
 			}
 			if _, err := tx.SQL.ExecContext(ctx, `UPDATE workflows SET next_fire_at = $2 WHERE id = $1`, d.w.ID, ms(*next)); err != nil {
@@ -563,7 +558,7 @@ const saveStepSQL = `INSERT INTO workflow_steps (execution_id, step_key, seq, st
         started_at = excluded.started_at, ended_at = excluded.ended_at, input = excluded.input, output = excluded.output,
         mapped_output = excluded.mapped_output, error = excluded.error, resume_at = excluded.resume_at`
 
-func saveStepTx(ctx context.Context, tx *sql.Tx, h *hotStmts, executionID string, st workflow.Step) error {
+func (s *Store) saveStepTx(ctx context.Context, tx *sql.Tx, executionID string, st workflow.Step) error {
 	attempts, err := json.Marshal(st.Attempts)
 	if err != nil {
 		return err
@@ -587,7 +582,7 @@ func saveStepTx(ctx context.Context, tx *sql.Tx, h *hotStmts, executionID string
 	if err != nil {
 		return err
 	}
-	_, err = execIn(ctx, tx, h.saveStep, saveStepSQL, executionID, st.Key, st.Seq, st.StepID, st.Name, st.Operation, string(st.Status), string(attempts),
+	_, err = s.execTx(ctx, tx, saveStepSQL, executionID, st.Key, st.Seq, st.StepID, st.Name, st.Operation, string(st.Status), string(attempts),
 		optMS(st.StartedAt), optMS(st.EndedAt), input, output, mapped, stepErr, optMS(st.ResumeAt))
 	return err
 }
@@ -603,9 +598,8 @@ func optMS(t *time.Time) any {
 // transaction with a step's charge when there is one. ErrClaimLost when
 // the execution is no longer the caller's to advance.
 func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *Charge, lease time.Duration) error {
-	h := s.hot(ctx)
 	err := s.inGroupTx(ctx, func(tx *sql.Tx) error {
-		if err := renewTx(ctx, tx, h, x, s.now().Add(lease)); err != nil {
+		if err := s.renewTx(ctx, tx, x, s.now().Add(lease)); err != nil {
 			return err
 		}
 		if charge != nil {
@@ -614,7 +608,7 @@ func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []wor
 			}
 		}
 		for _, st := range steps {
-			if err := saveStepTx(ctx, tx, h, x.ID, st); err != nil {
+			if err := s.saveStepTx(ctx, tx, x.ID, st); err != nil {
 				return err
 			}
 		}
@@ -628,8 +622,8 @@ func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []wor
 
 const renewSQL = `UPDATE workflow_executions SET resume_at = $3 WHERE id = $1 AND claim = $2 AND status = 'running'`
 
-func renewTx(ctx context.Context, tx *sql.Tx, h *hotStmts, x workflow.Execution, until time.Time) error {
-	res, err := execIn(ctx, tx, h.renew, renewSQL, x.ID, x.Claim, ms(until))
+func (s *Store) renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, until time.Time) error {
+	res, err := s.execTx(ctx, tx, renewSQL, x.ID, x.Claim, ms(until))
 	if err != nil {
 		return err
 	}
@@ -645,9 +639,8 @@ const finishExecutionSQL = `UPDATE workflow_executions SET status = $3, error = 
  WHERE id = $1 AND claim = $2 AND status = 'running'`
 
 func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, errMsg string) error {
-	h := s.hot(ctx)
 	err := s.inGroupTx(ctx, func(tx *sql.Tx) error {
-		res, err := execIn(ctx, tx, h.finish, finishExecutionSQL, x.ID, x.Claim, string(status), nullString(errMsg), ms(s.now()))
+		res, err := s.execTx(ctx, tx, finishExecutionSQL, x.ID, x.Claim, string(status), nullString(errMsg), ms(s.now()))
 		if err != nil {
 			return err
 		}
@@ -655,7 +648,7 @@ func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps
 			return ErrClaimLost
 		}
 		for _, st := range steps {
-			if err := saveStepTx(ctx, tx, h, x.ID, st); err != nil {
+			if err := s.saveStepTx(ctx, tx, x.ID, st); err != nil {
 				return err
 			}
 		}
@@ -671,10 +664,9 @@ func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps
 // job scheduled at until (and to the tick, should that job be lost).
 func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, until time.Time) error {
 	claim := NewID()
-	h := s.hot(ctx)
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		for _, st := range steps {
-			if err := saveStepTx(ctx, tx.SQL, h, x.ID, st); err != nil {
+			if err := s.saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
 				return err
 			}
 		}

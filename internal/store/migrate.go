@@ -51,9 +51,6 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	if err := s.migrateRiver(ctx, log); err != nil {
 		return err
 	}
-	// Prepare the hot statements now, outside any transaction: preparing
-	// one later inside a transaction would wait for the writer it holds.
-	s.hot(ctx)
 	return nil
 }
 

@@ -7,13 +7,15 @@ import (
 )
 
 // stmtCacheSize bounds the statements kept prepared: batchInsert's texts
-// are a few per kind of row (one per chunk size), a few dozen in all.
+// are a few per kind of row (one per chunk size), a few dozen in all, and
+// the workflow engine's queries a handful.
 const stmtCacheSize = 256
 
-// stmtCache keeps batchInsert's statements prepared on SQLite's writer
-// connection. The driver parses every text it is given anew, and parsing a
-// multi-row INSERT of a few thousand parameters cost a seventh of a post's
-// hydration. A statement can only be prepared while no transaction holds
+// stmtCache keeps statements prepared on SQLite: batchInsert's and the
+// queries every workflow execution runs (execTx, readRow). The driver
+// parses every text it is given anew; parsing a multi-row INSERT of a few
+// thousand parameters cost a seventh of a post's hydration, and parsing a
+// webhook execution's statements a fifth of its time. A statement can only be prepared while no transaction holds
 // the writer's one connection, so a text first met inside a transaction
 // runs as text and is marked wanted; the next transaction prepares what is
 // wanted before it begins (Store.inTx). PostgreSQL's driver caches
@@ -76,6 +78,61 @@ func (c *stmtCache) prepareWanted(ctx context.Context, db *sql.DB) {
 		}
 		c.ready[text] = st
 	}
+}
+
+// prepared returns text's statement, preparing it on db at once when the
+// cache has none: for the reader pool, which no transaction of ours holds.
+// It is nil when preparing fails (a table not migrated yet).
+func (c *stmtCache) prepared(ctx context.Context, db *sql.DB, text string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.ready[text]; st != nil {
+		return st
+	}
+	if len(c.ready) >= stmtCacheSize {
+		return nil
+	}
+	st, err := db.PrepareContext(ctx, text)
+	if err != nil {
+		return nil
+	}
+	if c.ready == nil {
+		c.ready = map[string]*sql.Stmt{}
+	}
+	c.ready[text] = st
+	return st
+}
+
+// execTx runs text in tx, through its prepared statement once the cache
+// holds one (SQLite; PostgreSQL's driver caches statements by text).
+func (s *Store) execTx(ctx context.Context, tx *sql.Tx, text string, args ...any) (sql.Result, error) {
+	if st := s.stmtIn(ctx, tx, text); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, text, args...)
+}
+
+// stmtIn is text's prepared statement bound to tx, nil while the cache has
+// none (it is then prepared before the next transaction) or on PostgreSQL.
+func (s *Store) stmtIn(ctx context.Context, tx *sql.Tx, text string) *sql.Stmt {
+	if s.dialect != SQLite {
+		return nil
+	}
+	if st := s.stmts.get(text); st != nil {
+		return tx.StmtContext(ctx, st)
+	}
+	return nil
+}
+
+// readRow runs a one-row read on the reader pool, through a statement
+// prepared there once (SQLite).
+func (s *Store) readRow(ctx context.Context, text string, args ...any) *sql.Row {
+	if s.dialect == SQLite {
+		if st := s.readStmts.prepared(ctx, s.read, text); st != nil {
+			return st.QueryRowContext(ctx, args...)
+		}
+	}
+	return s.read.QueryRowContext(ctx, text, args...)
 }
 
 func (c *stmtCache) close() {

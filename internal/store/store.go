@@ -58,10 +58,9 @@ type Store struct {
 	jobs JobInserter
 	// eventHook is called after a commit that wrote outbox events.
 	eventHook func()
-	// hotStmts are the workflow engine's prepared statements (SQLite).
-	hotStmts hotCache
-	// stmts keeps batchInsert's statements prepared (SQLite).
-	stmts stmtCache
+	// stmts and readStmts keep statements prepared on the writer and on
+	// the reader pool (SQLite).
+	stmts, readStmts stmtCache
 	// group folds concurrent SQLite writes into one transaction.
 	group groupCommit
 	// folded is social mapping's copy of the folded filter columns.
@@ -200,6 +199,7 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	var errs []error
 	s.stmts.close()
+	s.readStmts.close()
 	if s.ckpt != nil {
 		errs = append(errs, s.ckpt.close())
 	}

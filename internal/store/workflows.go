@@ -369,13 +369,7 @@ func (s *Store) DraftedWorkflows(ctx context.Context, accountID string, ids []st
 const webhookWorkflowSQL = `SELECT ` + workflowColumns + ` FROM workflows WHERE webhook_token = $1 AND deleted_at IS NULL`
 
 func (s *Store) WorkflowByWebhookToken(ctx context.Context, token string) (workflow.Workflow, error) {
-	var row *sql.Row
-	if st := s.hot(ctx).webhookWorkflow; st != nil {
-		row = st.QueryRowContext(ctx, token)
-	} else {
-		row = s.read.QueryRowContext(ctx, webhookWorkflowSQL, token)
-	}
-	w, err := scanWorkflow(row)
+	w, err := scanWorkflow(s.readRow(ctx, webhookWorkflowSQL, token))
 	if errors.Is(err, sql.ErrNoRows) {
 		return workflow.Workflow{}, fmt.Errorf("store: webhook: %w", ErrNotFound)
 	}
