@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 )
 
@@ -77,6 +79,22 @@ func (s *Store) batchInsert(ctx context.Context, tx *sql.Tx, head, suffix string
 		}
 	}
 	return nil
+}
+
+// inChunks yields values as query arguments, at most insertBatch at a
+// time, for IN lists of their length (inList(after, len(args))).
+func inChunks[T any](values []T) iter.Seq[[]any] {
+	return func(yield func([]any) bool) {
+		for chunk := range slices.Chunk(values, insertBatch) {
+			args := make([]any, len(chunk))
+			for i, v := range chunk {
+				args[i] = v
+			}
+			if !yield(args) {
+				return
+			}
+		}
+	}
 }
 
 // inList writes "$a, $b, …" for n arguments after the first `after` ones.

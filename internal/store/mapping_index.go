@@ -26,13 +26,8 @@ import (
 // indexPosts puts the posts of urns whose keyword index is pending (new,
 // or their text changed) into the index, in the writer's transaction.
 func (s *Store) indexPosts(ctx context.Context, tx *sql.Tx, urns []string) error {
-	for start := 0; start < len(urns); start += insertBatch {
-		chunk := urns[start:min(start+insertBatch, len(urns))]
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			args[i] = u
-		}
-		if _, err := s.indexPending(ctx, tx, `AND m.urn IN (`+inList(0, len(chunk))+`)`, args...); err != nil {
+	for args := range inChunks(urns) {
+		if _, err := s.indexPending(ctx, tx, `AND m.urn IN (`+inList(0, len(args))+`)`, args...); err != nil {
 			return err
 		}
 	}
@@ -164,8 +159,7 @@ func (s *Store) indexPending(ctx context.Context, tx *sql.Tx, cond string, args 
 	for i, p := range posts {
 		ids[i] = p.id
 	}
-	for start := 0; start < len(ids); start += insertBatch {
-		chunk := ids[start:min(start+insertBatch, len(ids))]
+	for chunk := range slices.Chunk(ids, insertBatch) {
 		if _, err := tx.ExecContext(ctx, `UPDATE mapping_posts SET pending = 0 WHERE id IN (`+inList(0, len(chunk))+`)`, chunk...); err != nil {
 			return 0, fmt.Errorf("index posts: %w", err)
 		}
@@ -198,12 +192,7 @@ func packEngagers(es []engagerEntry) []byte {
 // list is missing (new engagements took it away), in the writer's
 // transaction.
 func (s *Store) indexEngagers(ctx context.Context, tx *sql.Tx, urns []string) error {
-	for start := 0; start < len(urns); start += insertBatch {
-		chunk := urns[start:min(start+insertBatch, len(urns))]
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			args[i] = u
-		}
+	for args := range inChunks(urns) {
 		if s.dialect == Postgres {
 			// One statement, no round trips: packed in SQL as packEngagers
 			// packs (as migration 00010 does; its test compares the two).
@@ -214,7 +203,7 @@ func (s *Store) indexEngagers(ctx context.Context, tx *sql.Tx, urns []string) er
 				   FROM mapping_posts m
 				   LEFT JOIN pronet_engagements e ON e.post_urn = m.urn
 				   LEFT JOIN pronet_people p ON p.urn = e.person_urn
-				  WHERE m.urn IN (`+inList(0, len(chunk))+`) AND NOT EXISTS (SELECT 1 FROM mapping_engagers b WHERE b.post_id = m.id)
+				  WHERE m.urn IN (`+inList(0, len(args))+`) AND NOT EXISTS (SELECT 1 FROM mapping_engagers b WHERE b.post_id = m.id)
 				  GROUP BY m.id
 				 ON CONFLICT (post_id) DO UPDATE SET engagers = excluded.engagers`, args...); err != nil {
 				return fmt.Errorf("pack engagements: %w", err)
@@ -223,7 +212,7 @@ func (s *Store) indexEngagers(ctx context.Context, tx *sql.Tx, urns []string) er
 		}
 		rows, err := tx.QueryContext(ctx,
 			`SELECT m.id FROM mapping_posts m
-			  WHERE m.urn IN (`+inList(0, len(chunk))+`) AND NOT EXISTS (SELECT 1 FROM mapping_engagers b WHERE b.post_id = m.id)`, args...)
+			  WHERE m.urn IN (`+inList(0, len(args))+`) AND NOT EXISTS (SELECT 1 FROM mapping_engagers b WHERE b.post_id = m.id)`, args...)
 		if err != nil {
 			return fmt.Errorf("posts to pack: %w", err)
 		}
@@ -307,13 +296,8 @@ func (s *Store) readEngagers(ctx context.Context, q interface {
 // profile write of the same person waits and its trigger then drops what
 // this one wrote.
 func (s *Store) foldPeople(ctx context.Context, tx *sql.Tx, urns []string) error {
-	for start := 0; start < len(urns); start += insertBatch {
-		chunk := urns[start:min(start+insertBatch, len(urns))]
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			args[i] = u
-		}
-		if err := s.foldWhere(ctx, tx, `urn IN (`+inList(0, len(chunk))+`)`, args...); err != nil {
+	for args := range inChunks(urns) {
+		if err := s.foldWhere(ctx, tx, `urn IN (`+inList(0, len(args))+`)`, args...); err != nil {
 			return err
 		}
 	}

@@ -15,14 +15,9 @@ import (
 // urns that the people table holds.
 func (s *Store) KnownAuthors(ctx context.Context, urns []string) (map[string]search.KnownAuthor, error) {
 	out := make(map[string]search.KnownAuthor, len(urns))
-	for start := 0; start < len(urns); start += insertBatch {
-		chunk := urns[start:min(start+insertBatch, len(urns))]
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			args[i] = u
-		}
+	for args := range inChunks(urns) {
 		rows, err := s.read.QueryContext(ctx,
-			`SELECT urn, job_title, profile_fetched_at IS NOT NULL, followers FROM pronet_people WHERE urn IN (`+inList(0, len(chunk))+`)`, args...)
+			`SELECT urn, job_title, profile_fetched_at IS NOT NULL, followers FROM pronet_people WHERE urn IN (`+inList(0, len(args))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: known authors: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,8 +136,7 @@ func (s *Store) SaveRun(ctx context.Context, run search.Run) (search.Outcome, er
 func insertResults(ctx context.Context, tx *sql.Tx, d Dialect, run search.Run) ([]source.Item, error) {
 	byID := make(map[string]source.Item, len(run.Items))
 	var inserted []source.Item
-	for start := 0; start < len(run.Items); start += insertBatch {
-		batch := run.Items[start:min(start+insertBatch, len(run.Items))]
+	for batch := range slices.Chunk(run.Items, insertBatch) {
 		var (
 			sb   strings.Builder
 			args = make([]any, 0, len(batch)*5)
@@ -200,8 +200,7 @@ func writeRowParams(sb *strings.Builder, d Dialect, after, n int) {
 }
 
 func insertEvents(ctx context.Context, tx *sql.Tx, d Dialect, accountID, searchID string, items []source.Item, at time.Time) error {
-	for start := 0; start < len(items); start += insertBatch {
-		batch := items[start:min(start+insertBatch, len(items))]
+	for batch := range slices.Chunk(items, insertBatch) {
 		var (
 			sb   strings.Builder
 			args = make([]any, 0, len(batch)*7)

@@ -603,13 +603,8 @@ func (s *Store) personIDs(ctx context.Context, tx *sql.Tx) (personIDs, error) {
 // personIDsOf returns the ids of stored people by URN.
 func (s *Store) personIDsOf(ctx context.Context, tx *sql.Tx, urns []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(urns))
-	for start := 0; start < len(urns); start += insertBatch {
-		chunk := urns[start:min(start+insertBatch, len(urns))]
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			args[i] = u
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT urn, id FROM pronet_people WHERE urn IN (`+inList(0, len(chunk))+`)`, args...)
+	for args := range inChunks(urns) {
+		rows, err := tx.QueryContext(ctx, `SELECT urn, id FROM pronet_people WHERE urn IN (`+inList(0, len(args))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("person ids: %w", err)
 		}
