@@ -441,7 +441,11 @@ func (s *Store) billOnce(ctx context.Context, tx *sql.Tx, accountID, kind string
 // credits; the rest are stored all the same.
 func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.HydrationOutcome, error) {
 	var out topic.HydrationOutcome
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	// Hydrations run side by side in the workers; on SQLite those that wait
+	// for the writer share a transaction (inGroupTx), and with it the pages
+	// they all append to.
+	err := s.inGroupTx(ctx, func(tx *sql.Tx) error {
+		out = topic.HydrationOutcome{} // a group that failed runs this again alone
 		at := ms(h.At)
 		var exists int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM pronet_posts WHERE urn = $1`+s.forUpdate(), h.PostURN).Scan(&exists); err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,80 +125,108 @@ func (g *hydrationGen) found(n int, at time.Time) []topic.Found {
 // BenchmarkSaveHydration reports engagements/s: engagements stored per
 // second of SaveHydration (people upserted, engagements inserted, linked to
 // the topic, billed, outbox events written), on every engine under test.
-// One op is the first hydration of one post with 200 engagements.
+// One op is the first hydration of one post with 200 engagements. "serial"
+// stores one post after another; "workers-4" four at once, as the job
+// workers do (they run up to ten jobs at a time).
 //
 //	go test ./internal/store -run '^$' -bench SaveHydration -benchtime 500x
 func BenchmarkSaveHydration(b *testing.B) {
 	for _, engine := range storetest.Engines() {
-		b.Run(string(engine), func(b *testing.B) { benchSaveHydration(b, engine) })
+		b.Run(string(engine)+"/serial", func(b *testing.B) { benchSaveHydration(b, engine, 1) })
+		b.Run(string(engine)+"/workers-4", func(b *testing.B) { benchSaveHydration(b, engine, 4) })
 	}
 }
 
-func benchSaveHydration(b *testing.B, engine store.Dialect) {
+// hydrationBench feeds BenchmarkSaveHydration: one topic, its posts linked
+// a hundred at a time, each post's first hydration.
+type hydrationBench struct {
+	s      *store.Store
+	a      auth.Account
+	t      topic.Topic
+	g      *hydrationGen
+	linked int // posts linked to the topic so far
+}
+
+// link links the posts up to upTo to the topic.
+func (hb *hydrationBench) link(b *testing.B, upTo int) {
+	for hb.linked < upTo {
+		at := topicBenchBase.Add(time.Duration(hb.linked) * time.Second)
+		run := topic.DiscoveryRun{TopicID: hb.t.ID, At: at, Interval: topic.Rediscovery, NextRunAt: topic.NextDaily(at),
+			Allocation: topicBenchAllocation}
+		for n := hb.linked; n < hb.linked+hydrationLinkStep; n++ {
+			run.Posts = append(run.Posts, hb.g.data.Post(n))
+		}
+		if hb.linked == 0 {
+			run.Interval = topic.Initial
+		}
+		out, err := hb.s.SaveDiscovery(context.Background(), run)
+		if err != nil || out.Linked != hydrationLinkStep {
+			b.Fatalf("link posts: %+v, %v", out, err)
+		}
+		hb.linked += hydrationLinkStep
+	}
+}
+
+// hydration is the first hydration of post n, a few hours after its
+// discovery.
+func (hb *hydrationBench) hydration(n int) topic.Hydration {
+	at := topicBenchBase.Add(6*time.Hour + time.Duration(n)*time.Second)
+	linkedAt := topicBenchBase.Add(time.Duration(n/hydrationLinkStep*hydrationLinkStep) * time.Second)
+	stage, due, _ := topic.NextFollowUp(linkedAt, at)
+	return topic.Hydration{PostURN: store.SyntheticPostURN(n), At: at, Stage: topic.Initial,
+		Found: hb.g.found(n, at), NextStage: stage, NextAt: &due,
+		Allocations: map[string]int64{hb.a.ID: topicBenchAllocation}}
+}
+
+func (hb *hydrationBench) save(b *testing.B, h topic.Hydration) int {
+	out, err := hb.s.SaveHydration(context.Background(), h)
+	if err != nil {
+		b.Errorf("save hydration: %v", err)
+		return 0
+	}
+	if out.NewEngagements != len(h.Found) || out.Linked != len(h.Found) || len(out.Blocked) > 0 {
+		b.Errorf("hydration of post %s: %+v, want %d new and linked", h.PostURN, out, len(h.Found))
+	}
+	return out.NewEngagements
+}
+
+func benchSaveHydration(b *testing.B, engine store.Dialect, workers int) {
 	ctx := context.Background()
 	clk := clock.NewFake(topicBenchBase)
 	s := storetest.Open(b, engine, clk.Now)
 	a, topics := topicBenchTopics(b, s, 1)
-	t := topics[0]
-	g := &hydrationGen{data: store.NewSyntheticTopicData(topicBenchBase.Add(-48 * time.Hour))}
-
-	linked := 0 // posts linked to the topic so far
-	link := func(upTo int) {
-		for linked < upTo {
-			at := topicBenchBase.Add(time.Duration(linked) * time.Second)
-			run := topic.DiscoveryRun{TopicID: t.ID, At: at, Interval: topic.Rediscovery, NextRunAt: topic.NextDaily(at),
-				Allocation: topicBenchAllocation}
-			for n := linked; n < linked+hydrationLinkStep; n++ {
-				run.Posts = append(run.Posts, g.data.Post(n))
-			}
-			if linked == 0 {
-				run.Interval = topic.Initial
-			}
-			out, err := s.SaveDiscovery(ctx, run)
-			if err != nil || out.Linked != hydrationLinkStep {
-				b.Fatalf("link posts: %+v, %v", out, err)
-			}
-			linked += hydrationLinkStep
-		}
-	}
-	next := 0 // the next post to hydrate
-	hydrate := func() int {
-		if next >= linked {
-			b.StopTimer()
-			link(next + 1)
-			b.StartTimer()
-		}
-		// Hydrations follow their discoveries by a few hours.
-		at := topicBenchBase.Add(6*time.Hour + time.Duration(next)*time.Second)
-		linkedAt := topicBenchBase.Add(time.Duration(next/hydrationLinkStep*hydrationLinkStep) * time.Second)
-		stage, due, _ := topic.NextFollowUp(linkedAt, at)
-		h := topic.Hydration{PostURN: store.SyntheticPostURN(next), At: at, Stage: topic.Initial,
-			Found: g.found(next, at), NextStage: stage, NextAt: &due,
-			Allocations: map[string]int64{a.ID: topicBenchAllocation}}
-		out, err := s.SaveHydration(ctx, h)
-		if err != nil {
-			b.Fatalf("save hydration: %v", err)
-		}
-		if out.NewEngagements != len(h.Found) || out.Linked != len(h.Found) || len(out.Blocked) > 0 {
-			b.Fatalf("hydration of post %d: %+v, want %d new and linked", next, out, len(h.Found))
-		}
-		next++
-		return out.NewEngagements
-	}
-	for range hydrationWarmup {
-		hydrate()
+	hb := &hydrationBench{s: s, a: a, t: topics[0], g: &hydrationGen{data: store.NewSyntheticTopicData(topicBenchBase.Add(-48 * time.Hour))}}
+	hb.link(b, hydrationWarmup)
+	for n := range hydrationWarmup {
+		hb.save(b, hb.hydration(n))
 	}
 	if err := analyzeForBench(ctx, s); err != nil {
 		b.Fatal(err)
 	}
-
-	stored := 0
-	for b.Loop() {
-		stored += hydrate()
+	// Every op's posts and engagements are made before the clock starts.
+	hb.link(b, hydrationWarmup+b.N)
+	hs := make([]topic.Hydration, b.N)
+	for i := range hs {
+		hs[i] = hb.hydration(hydrationWarmup + i)
 	}
-	secs := b.Elapsed().Seconds()
-	b.ReportMetric(float64(stored)/secs, "engagements/s")
-	b.ReportMetric(float64(stored)/float64(b.N), "engagements/op")
+
+	var (
+		next   atomic.Int64
+		stored atomic.Int64
+		wg     sync.WaitGroup
+	)
+	b.ResetTimer()
+	for range workers {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(hs)); i = next.Add(1) - 1 {
+				stored.Add(int64(hb.save(b, hs[i])))
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(stored.Load())/b.Elapsed().Seconds(), "engagements/s")
+	b.ReportMetric(float64(stored.Load())/float64(b.N), "engagements/op")
 }
 
 // The due-post scan in BenchmarkClaimDuePosts: claimTracked posts linked to
