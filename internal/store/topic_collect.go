@@ -745,11 +745,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 	if len(keep) == 0 {
 		return 0, nil
 	}
-	ids := make([]string, len(keep))
-	for i, c := range keep {
-		ids[i] = c.id
-	}
-	if err := s.payOnce(ctx, tx, t, "engagement", ids, at, allocation); err != nil {
+	if err := s.payForEngagements(ctx, tx, t, postURN, keep, at, allocation); err != nil {
 		return 0, err
 	}
 	now := ms(at)
@@ -772,6 +768,52 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 		return 0, fmt.Errorf("count engagements: %w", err)
 	}
 	return len(keep), nil
+}
+
+// payForEngagements spends a credit for each engagement of keep (of the
+// post) that the account has not paid for: that no other of its topics
+// links. The links are the bills: a topic links what its account paid for,
+// nothing else. On PostgreSQL the post's row is locked first, so that two
+// transactions linking one engagement to two topics of an account cannot
+// both find it unpaid (hydration holds the lock already). A balance that
+// cannot pay returns credits.ErrInsufficient having spent nothing.
+func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, keep []candidate, at time.Time, allocation int64) error {
+	if s.dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM pronet_posts WHERE urn = $1 FOR UPDATE`, postURN); err != nil {
+			return fmt.Errorf("lock post: %w", err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx,
+		`SELECT CAST(te.engagement_id AS TEXT)
+		   FROM topic_posts tp
+		   JOIN topics o ON o.id = tp.topic_id AND o.account_id = $1 AND o.id <> $2
+		   JOIN topic_engagements te ON te.topic_id = tp.topic_id AND te.post_urn = tp.post_urn
+		  WHERE tp.post_urn = $3`, t.AccountID, t.ID, postURN)
+	if err != nil {
+		return fmt.Errorf("engagements paid for: %w", err)
+	}
+	paid, err := scanStrings(rows, "engagements paid for")
+	if err != nil {
+		return err
+	}
+	unpaid := int64(len(keep))
+	if len(paid) > 0 {
+		set := make(map[string]bool, len(paid))
+		for _, id := range paid {
+			set[id] = true
+		}
+		for _, c := range keep {
+			if set[c.id] {
+				unpaid--
+			}
+		}
+	}
+	if unpaid == 0 {
+		return nil
+	}
+	_, err = spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: unpaid,
+		Allocation: allocation, Reference: t.ID}, at)
+	return err
 }
 
 // candidate is an engagement a topic may link.

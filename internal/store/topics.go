@@ -483,15 +483,19 @@ func (s *Store) TopicCreditsSummary(ctx context.Context, t topic.Topic, from, to
 		return CreditsSummary{}, fmt.Errorf("store: topic credits summary: posts: %w", err)
 	}
 	sum.LastChargedAt = nullTime(last)
+	// Engagements: the account paid for each when the first of its topics
+	// linked it (payForEngagements), and each linking topic takes an equal
+	// share.
 	rows, err := s.read.QueryContext(ctx,
-		`SELECT e.discovery_interval, COUNT(*),
-		        COALESCE(SUM(1.0 / (SELECT COUNT(*) FROM topic_engagements te2 JOIN topics t2 ON t2.id = te2.topic_id
-		                             WHERE te2.engagement_id = te.engagement_id AND t2.account_id = b.account_id)), 0),
-		        MAX(b.charged_at)
-		   FROM topic_engagements te
-		   JOIN topic_billing b ON b.account_id = $1 AND b.kind = 'engagement' AND b.subject_id = CAST(te.engagement_id AS TEXT)
-		   JOIN pronet_engagements e ON e.id = te.engagement_id
-		  WHERE te.topic_id = $2 AND b.charged_at >= $3 AND b.charged_at <= $4
+		`SELECT e.discovery_interval, COUNT(*), COALESCE(SUM(1.0 / x.sharing), 0), MAX(x.charged_at)
+		   FROM (SELECT te.engagement_id, COUNT(*) AS sharing, MIN(te2.created_at) AS charged_at
+		           FROM topic_engagements te
+		           JOIN topics t2 ON t2.account_id = $1
+		           JOIN topic_engagements te2 ON te2.topic_id = t2.id AND te2.engagement_id = te.engagement_id
+		          WHERE te.topic_id = $2
+		          GROUP BY te.engagement_id) x
+		   JOIN pronet_engagements e ON e.id = x.engagement_id
+		  WHERE x.charged_at >= $3 AND x.charged_at <= $4
 		  GROUP BY e.discovery_interval`,
 		t.AccountID, t.ID, ms(from), ms(to))
 	if err != nil {
