@@ -130,8 +130,10 @@ func TestKeywordSearchLifecycle(t *testing.T) {
 		if err := mustDo(t, c, http.MethodPost, "/v1/searches/"+s.ID+"/run", nil, 200).Data(&run); err != nil {
 			t.Fatal(err)
 		}
-		if run.NewResults == 0 || run.NewResults > 30 || run.TotalResults != int64(run.NewResults) {
-			t.Fatalf("first run = %+v, want 1-30 new results", run)
+		// The run that creation started may have stored some or all of them
+		// first.
+		if run.TotalResults == 0 || run.TotalResults > 30 || int64(run.NewResults) > run.TotalResults {
+			t.Fatalf("first run = %+v, want 1-30 results, at most all of them new", run)
 		}
 		// A second run right away finds nothing new: the watermark and the
 		// unique key keep each post once.
@@ -249,7 +251,8 @@ func TestProfileMonitorAndPreviews(t *testing.T) {
 		}
 		mustDo(t, c, http.MethodPost, "/v1/searches/"+s.ID+"/run", nil, 200).Data(&run)
 		items, _ := pageResults(t, c, s.ID, "")
-		if run.NewResults == 0 || len(items) != run.NewResults {
+		// The run that creation started may have collected them first.
+		if len(items) == 0 || run.NewResults > len(items) {
 			t.Fatalf("profile run collected %d, results %d", run.NewResults, len(items))
 		}
 		for _, it := range items {

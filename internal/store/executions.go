@@ -134,21 +134,20 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 // fires: subject is the search or topic that produced it; a nil payload
 // fires nothing (its result went with its search) but is marked processed.
 type outboxEvent struct {
-	id, account, subject string
-	created              int64
-	payload              map[string]any
+	// key names the event among a workflow's executions (EventKey).
+	key, account, subject string
+	created               int64
+	payload               map[string]any
 }
 
 // fireEvents creates one execution per event and published, enabled
-// workflow of the trigger kind in the event's account that fires on it
-// (keyed by the event, so no event fires a workflow twice), and marks the
-// events processed in table, all in tx.
-func (s *Store) fireEvents(ctx context.Context, tx JobTx, lease time.Duration, table, kind, keyPrefix string,
+// workflow of the trigger kind in the event's account that fires on it,
+// keyed by the event, so no event fires a workflow twice. The caller marks
+// the events processed in the same transaction.
+func (s *Store) fireEvents(ctx context.Context, tx JobTx, lease time.Duration, kind string,
 	events []outboxEvent, fires func(workflow.Workflow, outboxEvent) bool) error {
 	flows := map[string][]workflow.Workflow{}
-	ids := make([]any, 0, len(events))
 	for _, ev := range events {
-		ids = append(ids, ev.id)
 		if ev.payload == nil {
 			continue
 		}
@@ -165,15 +164,13 @@ func (s *Store) fireEvents(ctx context.Context, tx JobTx, lease time.Duration, t
 				continue
 			}
 			x := workflow.Execution{WorkflowID: w.ID, AccountID: w.AccountID, Version: w.Version, Definition: w.Definition,
-				EventName: kind, EventKey: keyPrefix + ev.id, Trigger: ev.payload}
+				EventName: kind, EventKey: ev.key, Trigger: ev.payload}
 			if _, err := s.insertExecutionTx(ctx, tx, &x, nil, lease, false); err != nil {
 				return err
 			}
 		}
 	}
-	_, err := tx.SQL.ExecContext(ctx, `UPDATE `+table+` SET processed_at = $1 WHERE id IN (`+inList(1, len(ids))+`)`,
-		append([]any{ms(s.now())}, ids...)...)
-	return err
+	return nil
 }
 
 // skipLockedOf is skipLocked for the rows of one table of a join.
@@ -200,24 +197,30 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 		if err != nil {
 			return err
 		}
-		var events []outboxEvent
+		var (
+			events []outboxEvent
+			ids    []any
+		)
 		err = func() error {
 			defer rows.Close()
 			for rows.Next() {
 				var (
 					ev   outboxEvent
+					id   string
 					item []byte
 				)
-				if err := rows.Scan(&ev.id, &ev.account, &ev.subject, &ev.created, &item); err != nil {
+				if err := rows.Scan(&id, &ev.account, &ev.subject, &ev.created, &item); err != nil {
 					return err
 				}
+				ev.key = "event:" + id
+				ids = append(ids, id)
 				if item != nil {
 					raw, err := newPostEventPayload(ev.subject, item)
 					if err == nil {
 						err = json.Unmarshal(raw, &ev.payload)
 					}
 					if err != nil {
-						return fmt.Errorf("event %s: %w", ev.id, err)
+						return fmt.Errorf("event %s: %w", id, err)
 					}
 				}
 				events = append(events, ev)
@@ -228,9 +231,15 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 			return err
 		}
 		n = len(events)
-		return s.fireEvents(ctx, tx, lease, "events", workflow.TriggerNewPost, "event:", events, func(w workflow.Workflow, ev outboxEvent) bool {
+		err = s.fireEvents(ctx, tx, lease, workflow.TriggerNewPost, events, func(w workflow.Workflow, ev outboxEvent) bool {
 			return w.SearchID == "" || w.SearchID == ev.subject
 		})
+		if err != nil {
+			return err
+		}
+		_, err = tx.SQL.ExecContext(ctx, `UPDATE events SET processed_at = $1 WHERE id IN (`+inList(1, len(ids))+`)`,
+			append([]any{ms(s.now())}, ids...)...)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: dispatch new posts: %w", err)
@@ -239,23 +248,28 @@ func (s *Store) DispatchNewPosts(ctx context.Context, lease time.Duration, limit
 }
 
 // DispatchEngagements fires published, enabled engagement workflows on
-// unprocessed engagement events of their topic, oldest first, at most
-// limit events, as DispatchNewPosts does for search results. The payload
-// is the engagement as the topics API shows it, plus the post.
+// the engagements their topic linked and no dispatch has seen yet (the
+// link is the outbox event: migration 00019), oldest first, at most limit,
+// as DispatchNewPosts does for search results. The payload is the
+// engagement as the topics API shows it, plus the post.
 func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, limit int) (int, error) {
 	var n int
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		rows, err := tx.SQL.QueryContext(ctx,
-			`SELECT ev.id, ev.account_id, CAST(ev.topic_id AS TEXT), ev.created_at, po.record, `+fmt.Sprintf(engagementColumns, "ev.created_at")+`
-			   FROM engagement_events ev
-			   JOIN pronet_engagements e ON e.id = ev.engagement_id
+			`SELECT t.account_id, CAST(te.topic_id AS TEXT), te.created_at, po.record, `+fmt.Sprintf(engagementColumns, "te.created_at")+`
+			   FROM topic_engagements te
+			   JOIN topics t ON t.id = te.topic_id
+			   JOIN pronet_engagements e ON e.id = te.engagement_id
 			   JOIN pronet_people p ON p.urn = e.person_urn
 			   JOIN pronet_posts po ON po.urn = e.post_urn
-			  WHERE ev.processed_at IS NULL ORDER BY ev.created_at, ev.id LIMIT $1`+s.skipLockedOf("ev"), limit)
+			  WHERE te.pending = 1 ORDER BY te.created_at, te.topic_id, te.engagement_id LIMIT $1`+s.skipLockedOf("te"), limit)
 		if err != nil {
 			return err
 		}
-		var events []outboxEvent
+		var (
+			events  []outboxEvent
+			byTopic = map[string][]any{} // engagement ids
+		)
 		err = func() error {
 			defer rows.Close()
 			for rows.Next() {
@@ -263,12 +277,14 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 					ev   outboxEvent
 					post []byte
 				)
-				e, err := scanEngagement(rows, &ev.id, &ev.account, &ev.subject, &ev.created, &post)
+				e, err := scanEngagement(rows, &ev.account, &ev.subject, &ev.created, &post)
 				if err != nil {
 					return err
 				}
+				ev.key = "engagement:" + ev.subject + "/" + e.ID
 				ev.payload = engagementPayload(e, post)
 				events = append(events, ev)
+				byTopic[ev.subject] = append(byTopic[ev.subject], e.ID)
 			}
 			return rows.Err()
 		}()
@@ -276,10 +292,21 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 			return err
 		}
 		n = len(events)
-		return s.fireEvents(ctx, tx, lease, "engagement_events", workflow.TriggerEngagement, "engagement:", events, func(w workflow.Workflow, ev outboxEvent) bool {
+		err = s.fireEvents(ctx, tx, lease, workflow.TriggerEngagement, events, func(w workflow.Workflow, ev outboxEvent) bool {
 			topic, _ := w.Definition.Trigger.Inputs["topic_id"].(string)
 			return topic == ev.subject
 		})
+		if err != nil {
+			return err
+		}
+		for topicID, ids := range byTopic {
+			if _, err := tx.SQL.ExecContext(ctx,
+				`UPDATE topic_engagements SET pending = NULL WHERE topic_id = $1 AND engagement_id IN (`+inList(1, len(ids))+`)`,
+				append([]any{topicID}, ids...)...); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: dispatch engagements: %w", err)

@@ -749,19 +749,16 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 		return 0, err
 	}
 	now := ms(at)
+	// Each link waits for the workflow dispatcher (pending): it is the
+	// engagement trigger's outbox event.
 	if err := s.batchInsert(ctx, tx,
-		`INSERT INTO topic_engagements (topic_id, engagement_id, post_urn, person_urn, created_at) VALUES `, ``, 5, len(keep),
-		func(i int) []any { return []any{t.ID, keep[i].id, postURN, keep[i].person, now} }, nil); err != nil {
+		`INSERT INTO topic_engagements (topic_id, engagement_id, post_urn, person_urn, created_at, pending) VALUES `, ``, 6, len(keep),
+		func(i int) []any { return []any{t.ID, keep[i].id, postURN, keep[i].person, now, 1} }, nil); err != nil {
 		return 0, fmt.Errorf("link engagements: %w", err)
 	}
 	newEngagers, err := s.updateEngagers(ctx, tx, t.ID, latestPerPerson(keep))
 	if err != nil {
 		return 0, err
-	}
-	if err := s.batchInsert(ctx, tx,
-		`INSERT INTO engagement_events (id, account_id, topic_id, engagement_id, created_at) VALUES `, ``, 5, len(keep),
-		func(i int) []any { return []any{NewID(), t.AccountID, t.ID, keep[i].id, now} }, nil); err != nil {
-		return 0, fmt.Errorf("write engagement events: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE topics SET engagements_count = engagements_count + $2, engagers_count = engagers_count + $3 WHERE id = $1`,
 		t.ID, len(keep), newEngagers); err != nil {
