@@ -332,7 +332,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		if err != nil {
 			return fmt.Errorf("link posts: %w", err)
 		}
-		if err := s.payOnce(ctx, tx.SQL, t, "post", linked, run.At, run.Allocation); err != nil {
+		if err := s.payForPosts(ctx, tx.SQL, t, linked, run.At, run.Allocation); err != nil {
 			return err
 		}
 		res, err := tx.SQL.ExecContext(ctx,
@@ -387,47 +387,48 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 	return out, nil
 }
 
-// payOnce bills the account for the subjects it has not paid for yet and
+// payForPosts bills the account for the posts it has not paid for yet and
 // spends the credits for them. A balance that cannot pay returns
 // credits.ErrInsufficient having written nothing: the bills are written
 // first (their insert tells how many are new) under a savepoint that is
-// rolled back then.
-func (s *Store) payOnce(ctx context.Context, tx *sql.Tx, t topic.Topic, kind string, subjects []string, at time.Time, allocation int64) error {
+// rolled back then. (Engagements are billed by their links:
+// payForEngagements.)
+func (s *Store) payForPosts(ctx context.Context, tx *sql.Tx, t topic.Topic, urns []string, at time.Time, allocation int64) error {
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT pay_once`); err != nil {
-		return fmt.Errorf("pay for %ss: %w", kind, err)
+		return fmt.Errorf("pay for posts: %w", err)
 	}
-	billed, err := s.billOnce(ctx, tx, t.AccountID, kind, subjects, at)
+	billed, err := s.billPosts(ctx, tx, t.AccountID, urns, at)
 	if err == nil && billed > 0 {
 		_, err = spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
 			Allocation: allocation, Reference: t.ID}, at)
 	}
 	if err != nil {
 		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT pay_once`); rerr != nil {
-			return fmt.Errorf("pay for %ss: %w (and rolling back: %w)", kind, err, rerr)
+			return fmt.Errorf("pay for posts: %w (and rolling back: %w)", err, rerr)
 		}
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `RELEASE SAVEPOINT pay_once`); err != nil {
-		return fmt.Errorf("pay for %ss: %w", kind, err)
+		return fmt.Errorf("pay for posts: %w", err)
 	}
 	return nil
 }
 
-// billOnce records that the account paid for the subjects it had not paid
+// billPosts records that the account paid for the posts it had not paid
 // for yet and returns how many those were.
-func (s *Store) billOnce(ctx context.Context, tx *sql.Tx, accountID, kind string, subjects []string, at time.Time) (int64, error) {
+func (s *Store) billPosts(ctx context.Context, tx *sql.Tx, accountID string, urns []string, at time.Time) (int64, error) {
 	var n int64
 	err := s.batchInsert(ctx, tx,
 		`INSERT INTO topic_billing (account_id, kind, subject_id, charged_at) VALUES `,
-		`ON CONFLICT (account_id, kind, subject_id) DO NOTHING RETURNING subject_id`, 4, len(subjects),
-		func(i int) []any { return []any{accountID, kind, subjects[i], ms(at)} },
+		`ON CONFLICT (account_id, kind, subject_id) DO NOTHING RETURNING subject_id`, 4, len(urns),
+		func(i int) []any { return []any{accountID, "post", urns[i], ms(at)} },
 		func(rows *sql.Rows) error {
 			var id string
 			n++
 			return rows.Scan(&id)
 		})
 	if err != nil {
-		return 0, fmt.Errorf("bill %ss: %w", kind, err)
+		return 0, fmt.Errorf("bill posts: %w", err)
 	}
 	return n, nil
 }
@@ -436,8 +437,8 @@ func (s *Store) billOnce(ctx context.Context, tx *sql.Tx, accountID, kind string
 // engagers are stored as people (new ones get their profile read), each
 // engagement once per (post, person, type), the post's schedule moves on,
 // and every active topic linking the post links the engagements it keeps,
-// paying for each once per account, with one outbox event per newly linked
-// engagement. Topics whose account cannot pay link nothing and wait for
+// paying for each once per account; each new link is also the engagement
+// trigger's outbox event. Topics whose account cannot pay link nothing and wait for
 // credits; the rest are stored all the same.
 func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.HydrationOutcome, error) {
 	var out topic.HydrationOutcome
@@ -712,7 +713,7 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 
 // syncTopicPost links to the topic the engagements of the post it keeps and
 // has not linked yet, pays for those its account has not paid for, and
-// writes one outbox event per linked engagement. A balance that cannot pay
+// marks each link pending for the workflow dispatcher. A balance that cannot pay
 // returns credits.ErrInsufficient having written nothing.
 func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, at time.Time, allocation int64) (int, error) {
 	rows, err := tx.QueryContext(ctx,
