@@ -15,11 +15,11 @@ const stmtCacheSize = 256
 // queries every workflow execution runs (execTx, readRow). The driver
 // parses every text it is given anew; parsing a multi-row INSERT of a few
 // thousand parameters cost a seventh of a post's hydration, and parsing a
-// webhook execution's statements a fifth of its time. A statement can only be prepared while no transaction holds
-// the writer's one connection, so a text first met inside a transaction
-// runs as text and is marked wanted; the next transaction prepares what is
-// wanted before it begins (Store.inTx). PostgreSQL's driver caches
-// statements by text itself.
+// webhook execution's statements a fifth of its time. A statement can only
+// be prepared while no transaction holds the writer's one connection, so a
+// text first met inside a transaction runs as text and is marked wanted;
+// the next transaction prepares what is wanted before it begins
+// (Store.inTx). PostgreSQL's driver caches statements by text itself.
 type stmtCache struct {
 	mu     sync.Mutex
 	ready  map[string]*sql.Stmt

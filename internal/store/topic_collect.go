@@ -438,8 +438,8 @@ func (s *Store) billPosts(ctx context.Context, tx *sql.Tx, accountID string, urn
 // engagement once per (post, person, type), the post's schedule moves on,
 // and every active topic linking the post links the engagements it keeps,
 // paying for each once per account; each new link is also the engagement
-// trigger's outbox event. Topics whose account cannot pay link nothing and wait for
-// credits; the rest are stored all the same.
+// trigger's outbox event. Topics whose account cannot pay link nothing and
+// wait for credits; the rest are stored all the same.
 func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.HydrationOutcome, error) {
 	var out topic.HydrationOutcome
 	// Hydrations run side by side in the workers; on SQLite those that wait
@@ -667,6 +667,16 @@ func (s *Store) blockTopic(ctx context.Context, tx *sql.Tx, id string, at time.T
 func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, allocation int64) (int, error) {
 	var linked int
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// Paying for a post's engagements needs the post locked
+		// (payForEngagements), and collection locks posts before topics:
+		// the topic's posts first, in key order.
+		if s.dialect == Postgres {
+			if _, err := tx.ExecContext(ctx,
+				`SELECT p.urn FROM pronet_posts p JOIN topic_posts tp ON tp.post_urn = p.urn
+				  WHERE tp.topic_id = $1 ORDER BY p.urn FOR UPDATE OF p`, topicID); err != nil {
+				return fmt.Errorf("lock posts: %w", err)
+			}
+		}
 		t, err := scanTopic(tx.QueryRowContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id = $1`+s.forUpdate(), topicID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return topic.ErrGone
@@ -713,8 +723,8 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 
 // syncTopicPost links to the topic the engagements of the post it keeps and
 // has not linked yet, pays for those its account has not paid for, and
-// marks each link pending for the workflow dispatcher. A balance that cannot pay
-// returns credits.ErrInsufficient having written nothing.
+// marks each link pending for the workflow dispatcher. A balance that
+// cannot pay returns credits.ErrInsufficient having written nothing.
 func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, at time.Time, allocation int64) (int, error) {
 	rows, err := tx.QueryContext(ctx,
 		`SELECT CAST(e.id AS TEXT), e.person_urn, p.id, e.engaged_at, p.job_title, p.headline
@@ -771,16 +781,12 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 // payForEngagements spends a credit for each engagement of keep (of the
 // post) that the account has not paid for: that no other of its topics
 // links. The links are the bills: a topic links what its account paid for,
-// nothing else. On PostgreSQL the post's row is locked first, so that two
-// transactions linking one engagement to two topics of an account cannot
-// both find it unpaid (hydration holds the lock already). A balance that
-// cannot pay returns credits.ErrInsufficient having spent nothing.
+// nothing else. On PostgreSQL the caller holds the post's row lock
+// (SaveHydration, ResyncTopic), so that two transactions linking one
+// engagement to two topics of an account cannot both find it unpaid. A
+// balance that cannot pay returns credits.ErrInsufficient having spent
+// nothing.
 func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, keep []candidate, at time.Time, allocation int64) error {
-	if s.dialect == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM pronet_posts WHERE urn = $1 FOR UPDATE`, postURN); err != nil {
-			return fmt.Errorf("lock post: %w", err)
-		}
-	}
 	rows, err := tx.QueryContext(ctx,
 		`SELECT CAST(te.engagement_id AS TEXT)
 		   FROM topic_posts tp
