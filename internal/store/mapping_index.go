@@ -246,6 +246,21 @@ func (s *Store) packPosts(ctx context.Context, tx *sql.Tx, ids []int64) error {
 	return nil
 }
 
+// packPost writes the packed list of the post of urn from its engagements
+// es (all it has), in the writer's transaction.
+func (s *Store) packPost(ctx context.Context, tx *sql.Tx, urn string, es []candidate) error {
+	entries := make([]engagerEntry, len(es))
+	for i, e := range es {
+		entries[i] = engagerEntry{at: e.engaged, key: e.personID*2 + int64(boolInt(e.comment))}
+	}
+	if _, err := s.execTx(ctx, tx,
+		`INSERT INTO mapping_engagers (post_id, engagers) SELECT id, $2 FROM mapping_posts WHERE urn = $1
+		 ON CONFLICT (post_id) DO UPDATE SET engagers = excluded.engagers`, urn, packEngagers(entries)); err != nil {
+		return fmt.Errorf("pack engagements of %s: %w", urn, err)
+	}
+	return nil
+}
+
 func scanInt64s(rows *sql.Rows) ([]int64, error) {
 	defer rows.Close()
 	var out []int64

@@ -58,7 +58,10 @@ func (s *Store) SeePronetAuthors(ctx context.Context, authors []search.PronetAut
 	if len(people) == 0 {
 		return nil
 	}
-	if err := s.inTx(ctx, func(tx *sql.Tx) error { return s.upsertPeople(ctx, tx, people, at) }); err != nil {
+	if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := s.upsertPeople(ctx, tx, people, at)
+		return err
+	}); err != nil {
 		return fmt.Errorf("store: see pronet authors: %w", err)
 	}
 	return nil

@@ -112,6 +112,14 @@ func (s *Store) execTx(ctx context.Context, tx *sql.Tx, text string, args ...any
 	return tx.ExecContext(ctx, text, args...)
 }
 
+// queryTx is execTx for a statement that returns rows.
+func (s *Store) queryTx(ctx context.Context, tx *sql.Tx, text string, args ...any) (*sql.Rows, error) {
+	if st := s.stmtIn(ctx, tx, text); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, text, args...)
+}
+
 // stmtIn is text's prepared statement bound to tx, nil while the cache has
 // none (it is then prepared before the next transaction) or on PostgreSQL.
 func (s *Store) stmtIn(ctx context.Context, tx *sql.Tx, text string) *sql.Stmt {

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,7 +314,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 				authors = append(authors, p.Author)
 			}
 		}
-		if err := s.upsertPeople(ctx, tx.SQL, uniqueEngagers(authors), run.At); err != nil {
+		if _, err := s.upsertPeople(ctx, tx.SQL, uniqueEngagers(authors), run.At); err != nil {
 			return err
 		}
 		// Link those the topic does not have yet.
@@ -359,7 +361,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 			if isFresh[urn] {
 				continue
 			}
-			n, err := s.syncTopicPost(ctx, tx.SQL, t, urn, run.At, run.Allocation)
+			n, err := s.syncTopicPost(ctx, tx.SQL, t, urn, nil, run.At, run.Allocation)
 			if errors.Is(err, credits.ErrInsufficient) {
 				// The posts are paid for; their engagements wait for
 				// credits, as those of a hydration do.
@@ -448,38 +450,70 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 	err := s.inGroupTx(ctx, func(tx *sql.Tx) error {
 		out = topic.HydrationOutcome{} // a group that failed runs this again alone
 		at := ms(h.At)
-		var exists int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM pronet_posts WHERE urn = $1`+s.forUpdate(), h.PostURN).Scan(&exists); err != nil {
+		var before int64 // the post's engagements stored earlier
+		if err := tx.QueryRowContext(ctx, `SELECT engagements_count FROM pronet_posts WHERE urn = $1`+s.forUpdate(), h.PostURN).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return topic.ErrGone
 			}
 			return err
 		}
-		if err := s.upsertPeople(ctx, tx, uniquePeople(h.Found), h.At); err != nil {
-			return err
-		}
-		var newEngagements int
-		err := s.batchInsert(ctx, tx,
-			`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `,
-			`ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING id`, 10, len(h.Found),
-			func(i int) []any {
-				f := h.Found[i]
-				engaged := h.At
-				if !f.At.IsZero() {
-					engaged = f.At
-				}
-				return []any{NewID(), h.PostURN, f.Person.URN, f.Type, f.ReactionType, f.Text, f.CommentURN, ms(engaged), at, string(h.Stage)}
-			},
-			func(rows *sql.Rows) error {
-				var id string
-				newEngagements++
-				return rows.Scan(&id)
-			})
+		people, err := s.upsertPeople(ctx, tx, uniquePeople(h.Found), h.At)
 		if err != nil {
-			return fmt.Errorf("store engagements: %w", err)
-		}
-		if err := s.indexEngagers(ctx, tx, []string{h.PostURN}); err != nil {
 			return err
+		}
+		// Engagements already stored are skipped (ON CONFLICT), and so
+		// is a person's second one of a kind in this read, as the
+		// statement would skip it.
+		found := uniqueFound(h.Found)
+		ids := make([]string, len(found))
+		for i := range ids {
+			ids[i] = NewID()
+		}
+		row := func(i int) []any {
+			f := found[i]
+			return []any{ids[i], h.PostURN, f.Person.URN, f.Type, f.ReactionType, f.Text, f.CommentURN, ms(engagedAt(f, h.At)), at, string(h.Stage)}
+		}
+		const insertEngagements = `INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `
+		// A post's first hydration (it brings most engagements): what it
+		// stores is all the post has and no topic links any of it yet, so
+		// it is packed and linked as it is instead of read back. (Every
+		// writer of engagements counts them on the post; were one to
+		// skip that, the insert below would fail on the unique key, not
+		// link the wrong set.)
+		var first []candidate
+		newEngagements := 0
+		if before == 0 {
+			if err := s.batchInsert(ctx, tx, insertEngagements, ``, 10, len(found), row, nil); err != nil {
+				return fmt.Errorf("store engagements: %w", err)
+			}
+			newEngagements = len(found)
+			first = make([]candidate, len(found))
+			for i, f := range found {
+				p, ok := people[f.Person.URN]
+				if !ok {
+					return fmt.Errorf("engager %s is not stored", f.Person.URN)
+				}
+				first[i] = candidate{id: ids[i], person: f.Person.URN, personID: p.id, engaged: ms(engagedAt(f, h.At)),
+					comment: f.Type == "comment", title: p.title, headline: p.headline}
+			}
+			slices.SortFunc(first, func(a, b candidate) int {
+				return cmp.Or(cmp.Compare(a.engaged, b.engaged), strings.Compare(a.id, b.id))
+			})
+			if err := s.packPost(ctx, tx, h.PostURN, first); err != nil {
+				return err
+			}
+		} else {
+			err := s.batchInsert(ctx, tx, insertEngagements, `ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING 1`, 10, len(found), row,
+				func(rows *sql.Rows) error {
+					newEngagements++
+					return nil
+				})
+			if err != nil {
+				return fmt.Errorf("store engagements: %w", err)
+			}
+			if err := s.indexEngagers(ctx, tx, []string{h.PostURN}); err != nil {
+				return err
+			}
 		}
 		var next any
 		if h.NextAt != nil {
@@ -517,7 +551,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			return err
 		}
 		for _, t := range topics {
-			n, err := s.syncTopicPost(ctx, tx, t, h.PostURN, h.At, h.Allocations[t.AccountID])
+			n, err := s.syncTopicPost(ctx, tx, t, h.PostURN, first, h.At, h.Allocations[t.AccountID])
 			if errors.Is(err, credits.ErrInsufficient) {
 				if err := s.blockTopic(ctx, tx, t.ID, h.At); err != nil {
 					return err
@@ -560,13 +594,24 @@ func contention(err error) error {
 // upsertPeople stores people seen engaging or posting: new ones get their
 // profile read at once, known ones again when it is older than
 // topic.ProfileRefresh. A known person's row is rewritten only when that
-// changes something (most engagers seen again change nothing). Rows are locked in key order, so that concurrent
-// transactions sharing people cannot deadlock on PostgreSQL.
-func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Engager, at time.Time) error {
+// changes something (most engagers seen again change nothing). Rows are
+// locked in key order, so that concurrent transactions sharing people
+// cannot deadlock on PostgreSQL. It returns every one of people as stored
+// now, by URN: read before the write (only the known ones cross from the
+// database), the new ones' ids on SQLite given by the write itself.
+func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Engager, at time.Time) (map[string]knownPerson, error) {
 	slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
+	urns := make([]string, len(people))
+	for i, p := range people {
+		urns[i] = p.URN
+	}
+	stored, err := s.peopleOf(ctx, tx, urns)
+	if err != nil {
+		return nil, err
+	}
 	ids, err := s.personIDs(ctx, tx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	err = s.batchInsert(ctx, tx,
 		`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
@@ -584,9 +629,33 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 			return ids.row(i, p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, ms(at), ms(at))
 		}, nil)
 	if err != nil {
-		return fmt.Errorf("store people: %w", err)
+		return nil, fmt.Errorf("store people: %w", err)
 	}
-	return nil
+	out := make(map[string]knownPerson, len(people))
+	var inserted []string // on PostgreSQL, whose ids the identity gave
+	for i, p := range people {
+		k, ok := stored[p.URN]
+		switch {
+		case ok:
+			if p.Headline != "" {
+				k.headline = p.Headline
+			}
+		case ids.n > 0:
+			k = knownPerson{id: ids.next + int64(i), headline: p.Headline}
+		default:
+			inserted = append(inserted, p.URN)
+			continue
+		}
+		out[p.URN] = k
+	}
+	if len(inserted) > 0 {
+		rest, err := s.peopleOf(ctx, tx, inserted)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, rest)
+	}
+	return out, nil
 }
 
 // personIDs gives the people a write transaction inserts their ids: the
@@ -605,29 +674,38 @@ func (s *Store) personIDs(ctx context.Context, tx *sql.Tx) (personIDs, error) {
 	return personIDs{column: "id, ", n: 1, next: last + 1}, nil
 }
 
-// personIDsOf returns the ids of stored people by URN.
-func (s *Store) personIDsOf(ctx context.Context, tx *sql.Tx, urns []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(urns))
-	for args := range inChunks(urns) {
-		rows, err := tx.QueryContext(ctx, `SELECT urn, id FROM pronet_people WHERE urn IN (`+inList(0, len(args))+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("person ids: %w", err)
+// knownPerson is what collection reads of a stored person: the id
+// social mapping knows them by, and what a topic's job titles match.
+type knownPerson struct {
+	id              int64
+	title, headline string
+}
+
+// peopleOf reads stored people by URN, in one statement whatever their
+// number.
+func (s *Store) peopleOf(ctx context.Context, tx *sql.Tx, urns []string) (map[string]knownPerson, error) {
+	out := make(map[string]knownPerson, len(urns))
+	list, err := json.Marshal(urns)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.queryTx(ctx, tx, `SELECT urn, id, job_title, headline FROM pronet_people WHERE urn IN (`+s.jsonTextList(1)+`)`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("people: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			urn string
+			p   knownPerson
+		)
+		if err := rows.Scan(&urn, &p.id, &p.title, &p.headline); err != nil {
+			return nil, fmt.Errorf("people: %w", err)
 		}
-		for rows.Next() {
-			var (
-				urn string
-				id  int64
-			)
-			if err := rows.Scan(&urn, &id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("person ids: %w", err)
-			}
-			out[urn] = id
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("person ids: %w", err)
-		}
+		out[urn] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("people: %w", err)
 	}
 	return out, nil
 }
@@ -699,7 +777,7 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 		// the whole backlog is more than a month's allocation.
 		waiting := false
 		for _, urn := range urns {
-			n, err := s.syncTopicPost(ctx, tx, t, urn, at, allocation)
+			n, err := s.syncTopicPost(ctx, tx, t, urn, nil, at, allocation)
 			if errors.Is(err, credits.ErrInsufficient) {
 				waiting = true
 				continue
@@ -723,35 +801,23 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 
 // syncTopicPost links to the topic the engagements of the post it keeps and
 // has not linked yet, pays for those its account has not paid for, and
-// marks each link pending for the workflow dispatcher. A balance that
-// cannot pay returns credits.ErrInsufficient having written nothing.
-func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, at time.Time, allocation int64) (int, error) {
-	rows, err := tx.QueryContext(ctx,
-		`SELECT CAST(e.id AS TEXT), e.person_urn, p.id, e.engaged_at, p.job_title, p.headline
-		   FROM pronet_engagements e JOIN pronet_people p ON p.urn = e.person_urn
-		  WHERE e.post_urn = $1
-		    AND NOT EXISTS (SELECT 1 FROM topic_engagements te WHERE te.topic_id = $2 AND te.engagement_id = e.id)
-		  ORDER BY e.engaged_at, e.id`, postURN, t.ID)
-	if err != nil {
-		return 0, fmt.Errorf("engagements to link: %w", err)
-	}
-	var keep []candidate
-	for rows.Next() {
-		var (
-			c               candidate
-			title, headline string
-		)
-		if err := rows.Scan(&c.id, &c.person, &c.personID, &c.engaged, &title, &headline); err != nil {
-			rows.Close()
+// marks each link pending for the workflow dispatcher. first, when set, is
+// every engagement of the post, none of them linked (the post's first
+// hydration); otherwise they are read. A balance that cannot pay returns
+// credits.ErrInsufficient having written nothing.
+func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, first []candidate, at time.Time, allocation int64) (int, error) {
+	unlinked := first
+	if unlinked == nil {
+		var err error
+		if unlinked, err = s.unlinkedEngagements(ctx, tx, t.ID, postURN); err != nil {
 			return 0, err
 		}
-		if t.Definition.KeepsEngager(title, headline) {
+	}
+	var keep []candidate
+	for _, c := range unlinked {
+		if t.Definition.KeepsEngager(c.title, c.headline) {
 			keep = append(keep, c)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
 	}
 	if len(keep) == 0 {
 		return 0, nil
@@ -820,11 +886,66 @@ func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic
 	return err
 }
 
-// candidate is an engagement a topic may link.
+// candidate is an engagement a topic may link, and its person's title and
+// headline, which the topic's job titles are matched against.
 type candidate struct {
-	id, person string
-	personID   int64
-	engaged    int64
+	id, person      string
+	personID        int64
+	engaged         int64
+	comment         bool
+	title, headline string
+}
+
+// unlinkedEngagements reads the engagements of the post the topic does not
+// link, in the order they happened.
+func (s *Store) unlinkedEngagements(ctx context.Context, tx *sql.Tx, topicID, postURN string) ([]candidate, error) {
+	rows, err := tx.QueryContext(ctx,
+		`SELECT CAST(e.id AS TEXT), e.person_urn, p.id, e.engaged_at, e.type, p.job_title, p.headline
+		   FROM pronet_engagements e JOIN pronet_people p ON p.urn = e.person_urn
+		  WHERE e.post_urn = $1
+		    AND NOT EXISTS (SELECT 1 FROM topic_engagements te WHERE te.topic_id = $2 AND te.engagement_id = e.id)
+		  ORDER BY e.engaged_at, e.id`, postURN, topicID)
+	if err != nil {
+		return nil, fmt.Errorf("engagements to link: %w", err)
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		var (
+			c    candidate
+			kind string
+		)
+		if err := rows.Scan(&c.id, &c.person, &c.personID, &c.engaged, &kind, &c.title, &c.headline); err != nil {
+			return nil, fmt.Errorf("engagements to link: %w", err)
+		}
+		c.comment = kind == "comment"
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// uniqueFound keeps the first engagement of each person and kind.
+func uniqueFound(found []topic.Found) []topic.Found {
+	type key struct{ person, kind string }
+	seen := make(map[key]bool, len(found))
+	out := make([]topic.Found, 0, len(found))
+	for _, f := range found {
+		k := key{f.Person.URN, f.Type}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// engagedAt is when f happened: a comment's time, or for a reaction, which
+// carries none, when it was first seen.
+func engagedAt(f topic.Found, seen time.Time) time.Time {
+	if f.At.IsZero() {
+		return seen
+	}
+	return f.At
 }
 
 // updateEngagers makes each candidate its person's latest engagement in the

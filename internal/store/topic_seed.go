@@ -138,7 +138,7 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 		for i, p := range people {
 			urns[i] = p.URN
 		}
-		personID, err := s.personIDsOf(ctx, tx, urns)
+		known, err := s.peopleOf(ctx, tx, urns)
 		if err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 		// Each person's latest engagement.
 		cs := make([]candidate, len(inserted))
 		for j, i := range inserted {
-			cs[j] = candidate{id: ids[i], person: es[i].Person.URN, personID: personID[es[i].Person.URN], engaged: ms(es[i].At)}
+			cs[j] = candidate{id: ids[i], person: es[i].Person.URN, personID: known[es[i].Person.URN].id, engaged: ms(es[i].At)}
 		}
 		newEngagers, err := s.updateEngagers(ctx, tx, topicID, latestPerPerson(cs))
 		if err != nil {

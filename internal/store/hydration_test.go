@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/store/storetest"
+	"github.com/trawlhq/trawl/internal/topic"
+)
+
+// TestFirstHydrationAsLater: a post's first hydration links and packs what
+// it stores without reading the post back; it must store, link and pack
+// what a hydration of a post that already has engagements does. The same
+// read goes to two posts, one of them with an engagement already: a person
+// who reacted and commented twice (the second comment is the same
+// engagement), one who only commented, one whose headline the topic's job
+// titles leave out, and a known person whose title, read from their
+// profile, the topic keeps.
+func TestFirstHydrationAsLater(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ctx := context.Background()
+		s := storetest.Open(t, engine, clock.NewFake(mapNow).Now)
+		a := newAccount(t, s, auth.PlanEnterprise)
+		tp := &topic.Topic{AccountID: a.ID, Name: "revops", Definition: topic.Definition{Keywords: []string{"revops"},
+			JobTitles: []string{"RevOps"}, TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy}}
+		if err := s.CreateTopic(ctx, tp, 0); err != nil {
+			t.Fatal(err)
+		}
+		var posts []topic.Post
+		for _, key := range []string{"F1", "F2"} {
+			p := fxPost{key: key, author: "D", text: "revops in practice", posted: mapNow.Add(-time.Hour), reactions: 4, comments: 1}
+			posts = append(posts, topic.Post{URN: fxPostURN(key), PostedAt: p.posted, Record: fxRecord(p), Author: fxEngager("D")})
+		}
+		run := topic.DiscoveryRun{TopicID: tp.ID, At: mapNow.Add(-time.Hour), Interval: topic.Initial, Posts: posts,
+			NextRunAt: mapNow.Add(day), Allocation: fxAllocation}
+		if out, err := s.SaveDiscovery(ctx, run); err != nil || out.Linked != 2 {
+			t.Fatalf("discovery: %+v, %v", out, err)
+		}
+		if err := s.SaveProfile(ctx, topic.Profile{URN: fxPersonURN("D"), JobTitle: "Head of RevOps"}, mapNow.Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		person := func(key, headline string) topic.Engager {
+			e := fxEngager(key)
+			e.Headline = headline
+			return e
+		}
+		hydrate := func(post string, at time.Time, found ...topic.Found) topic.HydrationOutcome {
+			t.Helper()
+			out, err := s.SaveHydration(ctx, topic.Hydration{PostURN: fxPostURN(post), At: at, Stage: topic.Initial, Found: found,
+				Allocations: map[string]int64{a.ID: fxAllocation}})
+			if err != nil {
+				t.Fatalf("hydration of %s: %v", post, err)
+			}
+			return out
+		}
+		// F2 has an engagement already: its hydration below is not its first.
+		hydrate("F2", mapNow.Add(-30*time.Minute), topic.Found{Person: person("Z", "RevOps lead"), Type: "like", ReactionType: "LIKE"})
+
+		read := []topic.Found{
+			{Person: person("A", "RevOps at Acme"), Type: "like", ReactionType: "PRAISE"},
+			{Person: person("A", "RevOps at Acme"), Type: "comment", Text: "first", At: mapNow.Add(-2 * time.Minute)},
+			{Person: person("A", "RevOps at Acme"), Type: "comment", Text: "second", At: mapNow.Add(-time.Minute)},
+			{Person: person("B", "Engineer"), Type: "like", ReactionType: "LIKE"},
+			{Person: person("D", ""), Type: "like", ReactionType: "LIKE"},
+			{Person: person("E", "RevOps, EMEA"), Type: "comment", Text: "only", At: mapNow.Add(-3 * time.Minute)},
+		}
+		for _, post := range []string{"F1", "F2"} {
+			out := hydrate(post, mapNow, read...)
+			if out.NewEngagements != 5 || out.Linked != 4 || len(out.Blocked) > 0 {
+				t.Errorf("post %s: %+v, want 5 new engagements, 4 linked", post, out)
+			}
+			items, total, err := s.PostEngagements(ctx, tp.ID, fxPostURN(post), 1, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range items {
+				if e.Person.URN != fxPersonURN("Z") {
+					got = append(got, fmt.Sprintf("%s %s %q", e.Person.URN, e.Type, e.Text))
+				}
+			}
+			slices.Sort(got)
+			want := []string{
+				fmt.Sprintf("%s comment %q", fxPersonURN("A"), "first"),
+				fmt.Sprintf("%s like %q", fxPersonURN("A"), ""),
+				fmt.Sprintf("%s like %q", fxPersonURN("D"), ""),
+				fmt.Sprintf("%s comment %q", fxPersonURN("E"), "only"),
+			}
+			if !slices.Equal(got, want) || int(total) != len(items) {
+				t.Errorf("post %s links %v (total %d), want %v", post, got, total, want)
+			}
+		}
+		engagers, total, err := s.TopicEngagers(ctx, tp.ID, 1, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 4 || len(engagers) != 4 { // A, D, E and Z
+			t.Errorf("topic engagers: %d (total %d), want 4", len(engagers), total)
+		}
+		// Social mapping reads the packed engagements of both posts (E's
+		// latest engagement is a comment).
+		checkOracle(t, s, "first hydrations")
+	})
+}
