@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,5 +107,65 @@ func TestFirstHydrationAsLater(t *testing.T) {
 		// Social mapping reads the packed engagements of both posts (E's
 		// latest engagement is a comment).
 		checkOracle(t, s, "first hydrations")
+	})
+}
+
+// TestConcurrentHydrationsSharePeople: hydrations of different posts run
+// side by side (the job workers run several at once), each with the same
+// people new to the service. Whichever stores a person first, every
+// hydration stores and links all of its engagements, and each person is
+// stored once.
+func TestConcurrentHydrationsSharePeople(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		const (
+			posts  = 8
+			people = 40
+			rounds = 3
+		)
+		ctx := context.Background()
+		s := storetest.Open(t, engine, clock.NewFake(mapNow).Now)
+		a := newAccount(t, s, auth.PlanEnterprise)
+		tp := &topic.Topic{AccountID: a.ID, Name: "revops", Definition: topic.Definition{Keywords: []string{"revops"},
+			TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy}}
+		if err := s.CreateTopic(ctx, tp, 0); err != nil {
+			t.Fatal(err)
+		}
+		run := topic.DiscoveryRun{TopicID: tp.ID, At: mapNow.Add(-time.Hour), Interval: topic.Initial,
+			NextRunAt: mapNow.Add(day), Allocation: fxAllocation}
+		for i := range posts * rounds {
+			p := fxPost{key: fmt.Sprintf("F%d", i+1), text: "revops", posted: mapNow.Add(-time.Hour)}
+			run.Posts = append(run.Posts, topic.Post{URN: fxPostURN(p.key), PostedAt: p.posted, Record: fxRecord(p)})
+		}
+		if out, err := s.SaveDiscovery(ctx, run); err != nil || out.Linked != posts*rounds {
+			t.Fatalf("discovery: %+v, %v", out, err)
+		}
+		for round := range rounds {
+			var found []topic.Found
+			for i := range people {
+				found = append(found, topic.Found{Person: fxEngager(fmt.Sprintf("R%dN%d", round, i)), Type: "like", ReactionType: "LIKE"})
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, posts)
+			outs := make([]topic.HydrationOutcome, posts)
+			for i := range posts {
+				wg.Go(func() {
+					outs[i], errs[i] = s.SaveHydration(ctx, topic.Hydration{PostURN: run.Posts[round*posts+i].URN, At: mapNow,
+						Stage: topic.Initial, Found: found, Allocations: map[string]int64{a.ID: fxAllocation}})
+				})
+			}
+			wg.Wait()
+			for i := range posts {
+				if errs[i] != nil || outs[i].NewEngagements != people || outs[i].Linked != people {
+					t.Errorf("round %d, post %d: %+v, %v; want %d new and linked", round, i, outs[i], errs[i], people)
+				}
+			}
+		}
+		var stored int
+		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM pronet_people`).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if stored != people*rounds {
+			t.Errorf("%d people stored, want %d", stored, people*rounds)
+		}
 	})
 }

@@ -597,21 +597,51 @@ func contention(err error) error {
 // changes something (most engagers seen again change nothing). Rows are
 // locked in key order, so that concurrent transactions sharing people
 // cannot deadlock on PostgreSQL. It returns every one of people as stored
-// now, by URN: read before the write (only the known ones cross from the
-// database), the new ones' ids on SQLite given by the write itself.
+// now, by URN.
 func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Engager, at time.Time) (map[string]knownPerson, error) {
 	slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
-	urns := make([]string, len(people))
-	for i, p := range people {
-		urns[i] = p.URN
-	}
-	stored, err := s.peopleOf(ctx, tx, urns)
-	if err != nil {
-		return nil, err
-	}
 	ids, err := s.personIDs(ctx, tx)
 	if err != nil {
 		return nil, err
+	}
+	out := map[string]knownPerson{}
+	var returning string
+	var scan func(*sql.Rows) error
+	if ids.n > 0 {
+		// SQLite: the people known already are read first, so that only
+		// they cross from the database; the new ones get the ids written.
+		urns := make([]string, len(people))
+		for i, p := range people {
+			urns[i] = p.URN
+		}
+		if out, err = s.peopleOf(ctx, tx, urns); err != nil {
+			return nil, err
+		}
+		for i, p := range people {
+			switch k, ok := out[p.URN]; {
+			case !ok:
+				out[p.URN] = knownPerson{id: ids.next + int64(i), headline: p.Headline}
+			case p.Headline != "":
+				k.headline = p.Headline
+				out[p.URN] = k
+			}
+		}
+	} else {
+		// PostgreSQL: the rows written come back; the rest (known and
+		// unchanged, or stored meanwhile by a concurrent transaction)
+		// are read after.
+		returning = ` RETURNING urn, id, job_title, headline`
+		scan = func(rows *sql.Rows) error {
+			var (
+				urn string
+				k   knownPerson
+			)
+			if err := rows.Scan(&urn, &k.id, &k.title, &k.headline); err != nil {
+				return err
+			}
+			out[urn] = k
+			return nil
+		}
 	}
 	err = s.batchInsert(ctx, tx,
 		`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
@@ -621,35 +651,24 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 		                            AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`
 		                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END
 		  WHERE (excluded.headline <> '' AND excluded.headline <> pronet_people.headline)
-		     OR (pronet_people.profile_due_at IS NULL AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`)`,
+		     OR (pronet_people.profile_due_at IS NULL AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`)`+returning,
 		ids.n+10, len(people),
 		func(i int) []any {
 			p := people[i]
 			first, last := splitName(p.FullName)
 			return ids.row(i, p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, ms(at), ms(at))
-		}, nil)
+		}, scan)
 	if err != nil {
 		return nil, fmt.Errorf("store people: %w", err)
 	}
-	out := make(map[string]knownPerson, len(people))
-	var inserted []string // on PostgreSQL, whose ids the identity gave
-	for i, p := range people {
-		k, ok := stored[p.URN]
-		switch {
-		case ok:
-			if p.Headline != "" {
-				k.headline = p.Headline
-			}
-		case ids.n > 0:
-			k = knownPerson{id: ids.next + int64(i), headline: p.Headline}
-		default:
-			inserted = append(inserted, p.URN)
-			continue
+	var missing []string
+	for _, p := range people {
+		if _, ok := out[p.URN]; !ok {
+			missing = append(missing, p.URN)
 		}
-		out[p.URN] = k
 	}
-	if len(inserted) > 0 {
-		rest, err := s.peopleOf(ctx, tx, inserted)
+	if len(missing) > 0 {
+		rest, err := s.peopleOf(ctx, tx, missing)
 		if err != nil {
 			return nil, err
 		}
