@@ -494,7 +494,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 					return fmt.Errorf("engager %s is not stored", f.Person.URN)
 				}
 				first[i] = candidate{id: ids[i], person: f.Person.URN, personID: p.id, engaged: ms(engagedAt(f, h.At)),
-					comment: f.Type == "comment", title: p.title, headline: p.headline}
+					comment: f.Type == "comment", title: p.title, headline: p.headline, newPerson: p.isNew}
 			}
 			slices.SortFunc(first, func(a, b candidate) int {
 				return cmp.Or(cmp.Compare(a.engaged, b.engaged), strings.Compare(a.id, b.id))
@@ -620,7 +620,7 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 		for i, p := range people {
 			switch k, ok := out[p.URN]; {
 			case !ok:
-				out[p.URN] = knownPerson{id: ids.next + int64(i), headline: p.Headline}
+				out[p.URN] = knownPerson{id: ids.next + int64(i), headline: p.Headline, isNew: true}
 			case p.Headline != "":
 				k.headline = p.Headline
 				out[p.URN] = k
@@ -698,6 +698,7 @@ func (s *Store) personIDs(ctx context.Context, tx *sql.Tx) (personIDs, error) {
 type knownPerson struct {
 	id              int64
 	title, headline string
+	isNew           bool // stored by this transaction (known on SQLite only)
 }
 
 // peopleOf reads stored people by URN, in one statement whatever their
@@ -913,6 +914,7 @@ type candidate struct {
 	engaged         int64
 	comment         bool
 	title, headline string
+	newPerson       bool // new to the service: no topic lists them yet
 }
 
 // unlinkedEngagements reads the engagements of the post the topic does not
@@ -969,20 +971,31 @@ func engagedAt(f topic.Found, seen time.Time) time.Time {
 
 // updateEngagers makes each candidate its person's latest engagement in the
 // topic's engagers unless a later one is there, and returns how many of the
-// people the topic did not list yet. The ones it lists are updated in key
-// order (concurrent transactions sharing engagers cannot deadlock on
+// people the topic did not list yet. People new to the service are simply
+// added; the others are added where missing, then updated in key order
+// (concurrent transactions sharing engagers cannot deadlock on
 // PostgreSQL). The engagers count is kept on the topic: counting a million
 // rows per page of the engagers list would cost what the page does a
 // hundred times.
 func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, latest []candidate) (int, error) {
 	slices.SortFunc(latest, func(a, b candidate) int { return cmp.Compare(a.personID, b.personID) })
-	added := make(map[int64]bool, len(latest))
-	err := s.batchInsert(ctx, tx,
-		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
-		`ON CONFLICT (topic_id, person_id) DO NOTHING RETURNING person_id`, 5, len(latest),
-		func(i int) []any {
-			return []any{topicID, latest[i].personID, latest[i].person, latest[i].id, latest[i].engaged}
-		},
+	const insert = `INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `
+	row := func(cs []candidate) func(i int) []any {
+		return func(i int) []any { return []any{topicID, cs[i].personID, cs[i].person, cs[i].id, cs[i].engaged} }
+	}
+	var newcomers, seen []candidate
+	for _, c := range latest {
+		if c.newPerson {
+			newcomers = append(newcomers, c)
+		} else {
+			seen = append(seen, c)
+		}
+	}
+	if err := s.batchInsert(ctx, tx, insert, ``, 5, len(newcomers), row(newcomers), nil); err != nil {
+		return 0, fmt.Errorf("add new engagers: %w", err)
+	}
+	added := make(map[int64]bool, len(seen))
+	err := s.batchInsert(ctx, tx, insert, `ON CONFLICT (topic_id, person_id) DO NOTHING RETURNING person_id`, 5, len(seen), row(seen),
 		func(rows *sql.Rows) error {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
@@ -994,23 +1007,19 @@ func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, 
 	if err != nil {
 		return 0, fmt.Errorf("add engagers: %w", err)
 	}
-	known := make([]candidate, 0, len(latest)-len(added))
-	for _, c := range latest {
+	known := make([]candidate, 0, len(seen)-len(added))
+	for _, c := range seen {
 		if !added[c.personID] {
 			known = append(known, c)
 		}
 	}
-	err = s.batchInsert(ctx, tx,
-		`INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `,
+	err = s.batchInsert(ctx, tx, insert,
 		`ON CONFLICT (topic_id, person_id) DO UPDATE SET engagement_id = excluded.engagement_id, latest_at = excluded.latest_at
-		  WHERE excluded.latest_at >= topic_engagers.latest_at`, 5, len(known),
-		func(i int) []any {
-			return []any{topicID, known[i].personID, known[i].person, known[i].id, known[i].engaged}
-		}, nil)
+		  WHERE excluded.latest_at >= topic_engagers.latest_at`, 5, len(known), row(known), nil)
 	if err != nil {
 		return 0, fmt.Errorf("update engagers: %w", err)
 	}
-	return len(added), nil
+	return len(newcomers) + len(added), nil
 }
 
 // latestPerPerson keeps each person's latest engagement: one upsert
