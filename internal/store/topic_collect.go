@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -476,13 +475,14 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		const insertEngagements = `INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `
 		// A post's first hydration (it brings most engagements): what it
 		// stores is all the post has and no topic links any of it yet, so
-		// it is packed and linked as it is instead of read back. (Every
-		// writer of engagements counts them on the post; were one to
-		// skip that, the insert below would fail on the unique key, not
-		// link the wrong set.)
+		// on SQLite it is packed and linked as it is instead of read back,
+		// row by row into Go. (Every writer of engagements counts them on
+		// the post; were one to skip that, the insert below would fail on
+		// the unique key, not link the wrong set.) PostgreSQL reads back
+		// and packs in the server, which measured faster there.
 		var first []candidate
 		newEngagements := 0
-		if before == 0 {
+		if before == 0 && s.dialect == SQLite {
 			if err := s.batchInsert(ctx, tx, insertEngagements, ``, 10, len(found), row, nil); err != nil {
 				return fmt.Errorf("store engagements: %w", err)
 			}
@@ -596,20 +596,18 @@ func contention(err error) error {
 // topic.ProfileRefresh. A known person's row is rewritten only when that
 // changes something (most engagers seen again change nothing). Rows are
 // locked in key order, so that concurrent transactions sharing people
-// cannot deadlock on PostgreSQL. It returns every one of people as stored
-// now, by URN.
+// cannot deadlock on PostgreSQL. On SQLite it returns every one of people
+// as stored now, by URN (SaveHydration links a post's first engagements
+// from it): the known ones are read first, so that only they cross from the
+// database, and the new ones have the ids the writer gave them.
 func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Engager, at time.Time) (map[string]knownPerson, error) {
 	slices.SortFunc(people, func(a, b topic.Engager) int { return strings.Compare(a.URN, b.URN) })
 	ids, err := s.personIDs(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]knownPerson{}
-	var returning string
-	var scan func(*sql.Rows) error
-	if ids.n > 0 {
-		// SQLite: the people known already are read first, so that only
-		// they cross from the database; the new ones get the ids written.
+	var out map[string]knownPerson
+	if s.dialect == SQLite {
 		urns := make([]string, len(people))
 		for i, p := range people {
 			urns[i] = p.URN
@@ -626,22 +624,6 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 				out[p.URN] = k
 			}
 		}
-	} else {
-		// PostgreSQL: the rows written come back; the rest (known and
-		// unchanged, or stored meanwhile by a concurrent transaction)
-		// are read after.
-		returning = ` RETURNING urn, id, job_title, headline`
-		scan = func(rows *sql.Rows) error {
-			var (
-				urn string
-				k   knownPerson
-			)
-			if err := rows.Scan(&urn, &k.id, &k.title, &k.headline); err != nil {
-				return err
-			}
-			out[urn] = k
-			return nil
-		}
 	}
 	err = s.batchInsert(ctx, tx,
 		`INSERT INTO pronet_people (`+ids.column+`urn, username, full_name, first_name, last_name, headline, avatar, pronet_url, first_seen_at, profile_due_at) VALUES `,
@@ -651,28 +633,15 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 		                            AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`
 		                           THEN excluded.first_seen_at ELSE pronet_people.profile_due_at END
 		  WHERE (excluded.headline <> '' AND excluded.headline <> pronet_people.headline)
-		     OR (pronet_people.profile_due_at IS NULL AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`)`+returning,
+		     OR (pronet_people.profile_due_at IS NULL AND pronet_people.profile_fetched_at < excluded.first_seen_at - `+profileRefreshMS+`)`,
 		ids.n+10, len(people),
 		func(i int) []any {
 			p := people[i]
 			first, last := splitName(p.FullName)
 			return ids.row(i, p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, ms(at), ms(at))
-		}, scan)
+		}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store people: %w", err)
-	}
-	var missing []string
-	for _, p := range people {
-		if _, ok := out[p.URN]; !ok {
-			missing = append(missing, p.URN)
-		}
-	}
-	if len(missing) > 0 {
-		rest, err := s.peopleOf(ctx, tx, missing)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(out, rest)
 	}
 	return out, nil
 }
@@ -698,7 +667,7 @@ func (s *Store) personIDs(ctx context.Context, tx *sql.Tx) (personIDs, error) {
 type knownPerson struct {
 	id              int64
 	title, headline string
-	isNew           bool // stored by this transaction (known on SQLite only)
+	isNew           bool // stored by this transaction
 }
 
 // peopleOf reads stored people by URN, in one statement whatever their
