@@ -15,9 +15,10 @@ import (
 	"github.com/trawlhq/trawl/internal/topic"
 )
 
-// TestFirstHydrationAsLater: a post's first hydration links and packs what
-// it stores without reading the post back; it must store, link and pack
-// what a hydration of a post that already has engagements does. The same
+// TestFirstHydrationAsLater: on SQLite a post's first hydration links and
+// packs what it stores without reading the post back; it must store, link
+// and pack what a hydration of a post that already has engagements does
+// (on PostgreSQL both read back). The same
 // read goes to two posts, one of them with an engagement already: a person
 // who reacted and commented twice (the second comment is the same
 // engagement), one who only commented, one whose headline the topic's job
