@@ -468,6 +468,7 @@ func (s *Store) jsonTextList(n int) string {
 
 // Creator is one author of a creator discovery answer.
 type Creator struct {
+	id              int64 // the person's
 	Person          mapping.Person
 	QualifyingPosts int
 	AvgEngagement   float64  // reactions + comments over their 10 most recent known posts
@@ -483,71 +484,32 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
-	byAuthor := map[string]int{}
-	if len(posts) > 0 {
-		rows, err := s.read.QueryContext(ctx,
-			`SELECT m.author_urn FROM (`+s.int64Rows(1)+`) q JOIN mapping_posts m ON m.id = q.id
-			  WHERE m.posted_at >= $2 AND m.author_urn <> ''`, s.int64List(posts), since)
-		if err != nil {
-			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
-		}
-		for rows.Next() {
-			var author string
-			if err := rows.Scan(&author); err != nil {
-				rows.Close()
-				return nil, 0, fmt.Errorf("store: discover creators: %w", err)
-			}
-			byAuthor[author]++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
-		}
+	byAuthor, err := s.authorsOf(ctx, posts, since)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
 	if len(byAuthor) > maxCandidates {
 		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(byAuthor)), Limit: maxCandidates}
 	}
-	authors := make([]string, 0, len(byAuthor))
-	for a := range byAuthor {
-		authors = append(authors, a)
+	authors := make([]int64, 0, len(byAuthor))
+	for id := range byAuthor {
+		authors = append(authors, id)
 	}
-	// Sorted: the lookups walk the index in order. Only the page's people
-	// are read whole, after the sort.
 	slices.Sort(authors)
-	ids, err := s.personIDsByURN(ctx, authors)
-	if err != nil {
-		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
-	}
-	kept := make([]string, 0, len(ids))
-	if q.Filters.Empty() {
-		for _, urn := range authors {
-			if _, ok := ids[urn]; ok {
-				kept = append(kept, urn)
-			}
-		}
-	} else {
-		list := make([]int64, 0, len(ids))
-		for _, urn := range authors {
-			if id, ok := ids[urn]; ok {
-				list = append(list, id)
-			}
-		}
-		keep, err := s.filterPeople(ctx, list, q.Filters)
+	if !q.Filters.Empty() {
+		keep, err := s.filterPeople(ctx, authors, q.Filters)
 		if err != nil {
 			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 		}
-		for _, urn := range authors {
-			if id, ok := ids[urn]; ok && keep.has(id) {
-				kept = append(kept, urn)
-			}
-		}
+		authors = slices.DeleteFunc(authors, func(id int64) bool { return !keep.has(id) })
 	}
-	all := make([]Creator, 0, len(kept))
-	for _, urn := range kept {
-		all = append(all, Creator{Person: mapping.Person{URN: urn}, QualifyingPosts: byAuthor[urn]})
+	all := make([]Creator, len(authors))
+	for i, id := range authors {
+		all[i] = Creator{id: id, QualifyingPosts: byAuthor[id]}
 	}
-	// By qualifying posts; the statistics order the authors of the same
-	// count, so they are read only for the counts the page spans.
+	// By qualifying posts; the statistics (and the URN, the last tie
+	// breaker) order the authors of the same count, so they are read only
+	// for the counts the page spans.
 	slices.SortFunc(all, func(a, b Creator) int { return cmp.Compare(b.QualifyingPosts, a.QualifyingPosts) })
 	lo, hi := pageBounds(q.Page, q.PageSize, len(all))
 	if lo == hi {
@@ -561,18 +523,18 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 		ghi++
 	}
 	spanned := all[glo:ghi]
-	urns := make([]string, len(spanned))
+	ids := make([]int64, len(spanned))
 	for i, c := range spanned {
-		urns[i] = c.Person.URN
+		ids[i] = c.id
 	}
-	slices.Sort(urns) // the lookups walk the index in order
-	stats, err := s.authorStats(ctx, urns)
+	slices.Sort(ids)
+	stats, err := s.authorStats(ctx, ids)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
 	for i := range spanned {
-		st := stats[spanned[i].Person.URN]
-		spanned[i].AvgEngagement, spanned[i].AvgDaysBetween = st.AvgEngagement, st.AvgDaysBetween
+		st := stats[spanned[i].id]
+		spanned[i].Person.URN, spanned[i].AvgEngagement, spanned[i].AvgDaysBetween = st.Person.URN, st.AvgEngagement, st.AvgDaysBetween
 	}
 	slices.SortFunc(spanned, func(a, b Creator) int {
 		if c := cmp.Compare(b.QualifyingPosts, a.QualifyingPosts); c != 0 {
@@ -586,7 +548,7 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	page := all[lo:hi]
 	pageIDs := make([]int64, len(page))
 	for i, c := range page {
-		pageIDs[i] = ids[c.Person.URN]
+		pageIDs[i] = c.id
 	}
 	people, err := s.peopleByID(ctx, pageIDs)
 	if err != nil {
@@ -598,30 +560,47 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	return page, int64(len(all)), nil
 }
 
-// personIDsByURN returns the ids of the collected people of the urns.
-func (s *Store) personIDsByURN(ctx context.Context, urns []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(urns))
-	if len(urns) == 0 {
-		return out, nil
-	}
-	list, _ := json.Marshal(urns)
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT urn, id FROM pronet_people WHERE id IS NOT NULL AND urn IN (`+s.jsonTextList(1)+`)`, string(list))
+// authorsOf counts the posts published since `since` among posts by
+// author, for the authors who are collected people, by person id. The
+// copy of the posts' authors answers, but for the posts whose author it
+// found no person for: whether that author became one since is read.
+func (s *Store) authorsOf(ctx context.Context, posts []int64, since int64) (map[int64]int, error) {
+	c, err := s.authorsCopy(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("people: %w", err)
+		return nil, err
+	}
+	byAuthor := map[int64]int{}
+	var open []int64
+	for _, id := range posts {
+		if id < 0 || id >= int64(len(c.author)) || c.posted[id] < since {
+			continue
+		}
+		switch a := c.author[id]; {
+		case a > 0:
+			byAuthor[a]++
+		case a == unresolved:
+			open = append(open, id)
+		}
+	}
+	c.mu.RUnlock()
+	if len(open) == 0 {
+		return byAuthor, nil
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT p.id FROM (`+s.int64Rows(1)+`) q JOIN mapping_posts m ON m.id = q.id JOIN pronet_people p ON p.urn = m.author_urn
+		  WHERE p.id IS NOT NULL`, s.int64List(open))
+	if err != nil {
+		return nil, fmt.Errorf("authors: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			urn string
-			id  int64
-		)
-		if err := rows.Scan(&urn, &id); err != nil {
-			return nil, fmt.Errorf("people: %w", err)
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("authors: %w", err)
 		}
-		out[urn] = id
+		byAuthor[id]++
 	}
-	return out, rows.Err()
+	return byAuthor, rows.Err()
 }
 
 // pageBounds are the bounds of page (from 1) of size items among n: empty
@@ -686,65 +665,58 @@ func (s *Store) peopleByID(ctx context.Context, ids []int64) (map[int64]mapping.
 }
 
 // authorStats computes each author's average engagement and days between
-// posts over their 10 most recent known posts.
-func (s *Store) authorStats(ctx context.Context, authors []string) (map[string]Creator, error) {
-	out := map[string]Creator{}
+// posts over their 10 most recent known posts, by person id; the Person of
+// each holds the URN only.
+func (s *Store) authorStats(ctx context.Context, authors []int64) (map[int64]Creator, error) {
+	out := map[int64]Creator{}
 	if len(authors) == 0 {
 		return out, nil
 	}
-	list, _ := json.Marshal(authors)
 	// Each author's 10 most recent posts from the covering index on
 	// mapping_posts (author, date, urn, engagement; migration 00012), read
 	// backwards, cut at 10 and summed in SQL: no post record is read, nor
 	// any table row, nor the older posts of prolific authors.
-	query := `SELECT value, (SELECT json_array(COUNT(*), SUM(engagement), MAX(posted_at), MIN(posted_at))
-	                          FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = a.value
-	                                 ORDER BY posted_at DESC, urn DESC LIMIT 10))
-	           FROM json_each($1) a`
+	query := `SELECT p.id, p.urn, (SELECT json_array(COUNT(*), SUM(engagement), MAX(posted_at), MIN(posted_at))
+	                                 FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = p.urn
+	                                        ORDER BY posted_at DESC, urn DESC LIMIT 10))
+	           FROM pronet_people p WHERE p.id IN (` + s.int64Rows(1) + `)`
 	if s.dialect == Postgres {
-		query = `SELECT a.value, json_build_array(r.n, r.total, r.newest, r.oldest)::text FROM jsonb_array_elements_text($1::jsonb) a (value)
+		query = `SELECT p.id, p.urn, json_build_array(r.n, r.total, r.newest, r.oldest)::text FROM pronet_people p
 		           CROSS JOIN LATERAL (SELECT COUNT(*) AS n, SUM(engagement)::bigint AS total, MAX(posted_at) AS newest, MIN(posted_at) AS oldest
-		                                 FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = a.value
-		                                        ORDER BY posted_at DESC, urn DESC LIMIT 10) recent) r`
+		                                 FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = p.urn
+		                                        ORDER BY posted_at DESC, urn DESC LIMIT 10) recent) r
+		          WHERE p.id IN (` + s.int64Rows(1) + `)`
 	}
-	rows, err := s.read.QueryContext(ctx, query, string(list))
+	rows, err := s.read.QueryContext(ctx, query, s.int64List(authors))
 	if err != nil {
 		return nil, fmt.Errorf("author stats: %w", err)
 	}
 	defer rows.Close()
-	type acc struct {
-		n            int
-		sum          int64
-		newest, last int64
-	}
-	accs := map[string]*acc{}
 	for rows.Next() {
 		var (
-			author string
-			raw    []byte
-			v      [4]*int64 // posts, their engagement, newest and oldest date
+			id  int64
+			c   Creator
+			raw []byte
+			v   [4]*int64 // posts, their engagement, newest and oldest date
 		)
-		if err := rows.Scan(&author, &raw); err != nil {
+		if err := rows.Scan(&id, &c.Person.URN, &raw); err != nil {
 			return nil, fmt.Errorf("author stats: %w", err)
 		}
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return nil, fmt.Errorf("author stats: %w", err)
 		}
-		if v[0] == nil || *v[0] == 0 {
-			continue
+		if v[0] != nil && *v[0] > 0 {
+			n := *v[0]
+			c.AvgEngagement = float64(*v[1]) / float64(n)
+			if n >= 2 {
+				days := float64(*v[2]-*v[3]) / float64(24*time.Hour/time.Millisecond) / float64(n-1)
+				c.AvgDaysBetween = &days
+			}
 		}
-		accs[author] = &acc{n: int(*v[0]), sum: *v[1], newest: *v[2], last: *v[3]}
+		out[id] = c
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("author stats: %w", err)
-	}
-	for author, a := range accs {
-		c := Creator{AvgEngagement: float64(a.sum) / float64(a.n)}
-		if a.n >= 2 {
-			days := float64(a.newest-a.last) / float64(24*time.Hour/time.Millisecond) / float64(a.n-1)
-			c.AvgDaysBetween = &days
-		}
-		out[author] = c
 	}
 	return out, nil
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // copyState is what social mapping's in-memory copies of a table share:
-// the copy of folded people (mapping_people) and of packed engagements
-// (mapping_engagers). Each table's writes are logged by triggers
-// (migrations 00013, 00014); a copy is never stale, because each use first
+// the copy of folded people (mapping_people), of packed engagements
+// (mapping_engagers) and of the posts' authors (mapping_posts). Each
+// table's writes are logged by triggers (migrations 00013, 00014, 00020); a copy is never stale, because each use first
 // applies what its log recorded since the copy's position, and reads the
 // whole table again when pruning went past that position.
 type copyState struct {
@@ -30,6 +30,7 @@ type copyState struct {
 const (
 	peopleLog   = "mapping_people_log"
 	engagersLog = "mapping_engagers_log"
+	postsLog    = "mapping_posts_log"
 )
 
 // syncCopy brings a copy up to date and returns with it read-locked: the
@@ -111,7 +112,7 @@ const mappingLogKept = 100_000
 // it deleted.
 func (s *Store) PruneMappingLog(ctx context.Context) (int64, error) {
 	var total int64
-	for _, log := range []string{peopleLog, engagersLog} {
+	for _, log := range []string{peopleLog, engagersLog, postsLog} {
 		n, err := s.pruneLog(ctx, log)
 		if err != nil {
 			return total, fmt.Errorf("store: prune %s: %w", log, err)
@@ -159,7 +160,7 @@ func (s *Store) pruneLog(ctx context.Context, log string) (int64, error) {
 }
 
 // LoadMappingCopies reads social mapping's in-memory copies (folded people,
-// packed engagements), so that the first query after start-up does not
+// packed engagements, posts' authors), so that the first query after start-up does not
 // wait for them: at a million people and ten million engagements that
 // takes a few seconds.
 func (s *Store) LoadMappingCopies(ctx context.Context) error {
@@ -173,5 +174,10 @@ func (s *Store) LoadMappingCopies(ctx context.Context) error {
 		return fmt.Errorf("store: load mapping copies: %w", err)
 	}
 	packed.mu.RUnlock()
+	authors, err := s.authorsCopy(ctx)
+	if err != nil {
+		return fmt.Errorf("store: load mapping copies: %w", err)
+	}
+	authors.mu.RUnlock()
 	return nil
 }

@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 )
@@ -44,6 +46,20 @@ func TestMappingCopiesAcrossPruning(t *testing.T) {
 			}
 			f.engage(t, e) // the hydration packs the post's list again
 			return `SELECT COUNT(*) FROM mapping_engagers_log l JOIN mapping_posts m ON m.id = l.id WHERE m.urn = $1`, []any{fxPostURN(e.post)}
+		},
+	}, {
+		name: "post authors", log: "mapping_posts_log",
+		change: func(t *testing.T, f *mappingFixture, n int) (string, []any) {
+			// An author's person id changes: the copy must find their
+			// posts' author again.
+			author := fxPersonURN("C1")
+			if n == 2 {
+				author = fxPersonURN("C2")
+			}
+			if _, err := f.s.DB().ExecContext(context.Background(), `UPDATE pronet_people SET id = id + 1000 WHERE urn = $1`, author); err != nil {
+				t.Fatal(err)
+			}
+			return `SELECT COUNT(*) FROM mapping_posts_log l JOIN mapping_posts m ON m.id = l.id WHERE m.author_urn = $1`, []any{author}
 		},
 	}}
 	for _, engine := range storetest.Engines() {
@@ -92,5 +108,35 @@ func TestMappingCopiesAcrossPruning(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Creator discovery's copy of the posts' authors is not told of a person
+// stored after their posts (hydration would pay a lookup per person): it
+// marks posts whose author was no person, and each query looks those up.
+func TestCreatorStoredAfterTheirPosts(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			f := newMappingFixture(t, engine)
+			checkOracle(t, f.s, "collected") // the copies are loaded
+			// P9's author, a company page, is stored as a person by plain SQL.
+			insert := `INSERT INTO pronet_people (urn, full_name, first_seen_at) VALUES ($1, 'Acme', 0)`
+			if engine == store.SQLite {
+				insert = `INSERT INTO pronet_people (id, urn, full_name, first_seen_at) VALUES ((SELECT MAX(id) + 1 FROM pronet_people), $1, 'Acme', 0)`
+			}
+			if _, err := f.s.DB().ExecContext(ctx, insert, "urn:li:company:42"); err != nil {
+				t.Fatal(err)
+			}
+			checkOracle(t, f.s, "author stored after the post")
+			q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1, Page: 1, PageSize: 50}
+			cs, _, err := f.s.DiscoverCreators(ctx, q, mapNow, noLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(cs, func(c store.Creator) bool { return c.Person.URN == "urn:li:company:42" }) {
+				t.Errorf("creators %v: the author stored after their post is missing", creatorKeys(cs))
+			}
+		})
 	}
 }

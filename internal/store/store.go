@@ -67,6 +67,8 @@ type Store struct {
 	folded foldedPeople
 	// packed is social mapping's copy of the packed engagements.
 	packed packedEngagers
+	// authors is creator discovery's copy of the posts' dates and authors.
+	authors postAuthors
 	// personSlots are social mapping's per-person buffers (*[]int32).
 	personSlots sync.Pool
 }
