@@ -491,11 +491,12 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	if len(byAuthor) > maxCandidates {
 		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(byAuthor)), Limit: maxCandidates}
 	}
+	// In no order: the sort by count below leaves the authors of one count
+	// in any order, and those the page spans are sorted fully.
 	authors := make([]int64, 0, len(byAuthor))
 	for id := range byAuthor {
 		authors = append(authors, id)
 	}
-	slices.Sort(authors)
 	if !q.Filters.Empty() {
 		keep, err := s.filterPeople(ctx, authors, q.Filters)
 		if err != nil {

@@ -465,12 +465,13 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		// statement would skip it.
 		found := uniqueFound(h.Found)
 		ids := make([]string, len(found))
-		for i := range ids {
-			ids[i] = NewID()
+		engaged := make([]int64, len(found))
+		for i, f := range found {
+			ids[i], engaged[i] = NewID(), ms(engagedAt(f, h.At))
 		}
 		row := func(i int) []any {
 			f := found[i]
-			return []any{ids[i], h.PostURN, f.Person.URN, f.Type, f.ReactionType, f.Text, f.CommentURN, ms(engagedAt(f, h.At)), at, string(h.Stage)}
+			return []any{ids[i], h.PostURN, f.Person.URN, f.Type, f.ReactionType, f.Text, f.CommentURN, engaged[i], at, string(h.Stage)}
 		}
 		const insertEngagements = `INSERT INTO pronet_engagements (id, post_urn, person_urn, type, reaction_type, text, comment_urn, engaged_at, first_seen_at, discovery_interval) VALUES `
 		// A post's first hydration (it brings most engagements): what it
@@ -493,7 +494,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 				if !ok {
 					return fmt.Errorf("engager %s is not stored", f.Person.URN)
 				}
-				first[i] = candidate{id: ids[i], person: f.Person.URN, personID: p.id, engaged: ms(engagedAt(f, h.At)),
+				first[i] = candidate{id: ids[i], person: f.Person.URN, personID: p.id, engaged: engaged[i],
 					comment: f.Type == "comment", title: p.title, headline: p.headline, newPerson: p.isNew}
 			}
 			slices.SortFunc(first, func(a, b candidate) int {
