@@ -37,11 +37,19 @@ func (b *blobs) put(i int64, v []byte) {
 		if v == nil {
 			return
 		}
-		b.spans = append(b.spans, make([]blobSpan, int(i)+1+len(b.spans)/4-len(b.spans))...)
+		b.spans = append(b.spans, make([]blobSpan, max(int(i)+1, 2*len(b.spans))-len(b.spans))...)
 	}
 	b.garbage += int(b.spans[i].n)
 	b.spans[i] = blobSpan{}
 	if v != nil {
+		if len(b.data)+len(v) > cap(b.data) {
+			// Doubled: a load puts millions of entries, and append's
+			// growth of large slices (a quarter) copies the buffer over
+			// and over.
+			grown := make([]byte, len(b.data), 2*cap(b.data)+len(v))
+			copy(grown, b.data)
+			b.data = grown
+		}
 		b.spans[i] = blobSpan{off: uint64(len(b.data)), n: uint32(len(v)), set: true}
 		b.data = append(b.data, v...)
 	}

@@ -67,7 +67,16 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 	if len(posts) == 0 {
 		return []MappingResult{}, 0, nil
 	}
-	hits, engagements, err := s.engagersOf(ctx, posts, since)
+	// With filters, who may pass is decided first, and only they get a
+	// place in the per-person list.
+	var admit *admission
+	if !q.Filters.Empty() {
+		if admit, err = s.admission(ctx, q.Filters); err != nil {
+			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+		}
+		steps.Filters, lap = time.Since(lap), time.Now()
+	}
+	hits, engagements, err := s.engagersOf(ctx, posts, since, admit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
@@ -76,17 +85,25 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 		return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
 	}
 	defer func() { steps.Page = time.Since(lap) }()
-	if !q.Filters.Empty() {
-		ids := make([]int64, len(hits.list))
-		for i, h := range hits.list {
-			ids[i] = h.person
+	if admit != nil {
+		// People without a folded row, or whose headline stands in for
+		// the title a title filter tests: Match decides from their row.
+		var undecided []int64
+		for _, h := range hits.list {
+			if !admit.pass.has(h.person) {
+				undecided = append(undecided, h.person)
+			}
 		}
-		keep, err := s.filterPeople(ctx, ids, q.Filters)
-		if err != nil {
-			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+		if len(undecided) > 0 {
+			people, err := s.peopleByID(ctx, undecided)
+			if err != nil {
+				return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+			}
+			hits.list = slices.DeleteFunc(hits.list, func(h engagerHit) bool {
+				p, ok := people[h.person]
+				return !admit.pass.has(h.person) && (!ok || !q.Filters.Match(p))
+			})
 		}
-		hits.list = slices.DeleteFunc(hits.list, func(h engagerHit) bool { return !keep.has(h.person) })
-		steps.Filters, lap = time.Since(lap), time.Now()
 	}
 	list := hits.list
 	// Newest first; people of the same instant by URN, as the answer has
@@ -157,16 +174,17 @@ type MappingSteps struct {
 	// Match: the qualifying posts (keyword index, text where it must decide).
 	Match time.Duration
 	// PerPerson: their packed engagements read, each person's latest in
-	// the window (the distinct count without filters).
+	// the window, of the people the filters may let pass.
 	PerPerson time.Duration
-	// Filters: the people narrowed (folded columns; Go for the rest).
+	// Filters: who may pass the filters, from the folded columns of
+	// every person (before PerPerson).
 	Filters time.Duration
 	// Page: the sort, the page's people and posts.
 	Page time.Duration
 
 	Posts       int   // qualifying posts
 	Engagements int64 // qualifying engagements in the window
-	People      int   // distinct people before the filters
+	People      int   // distinct people the folded filter columns let pass
 }
 
 type mappingStepsKey struct{}
@@ -196,10 +214,11 @@ type engagerHits struct {
 }
 
 // engagersOf reads the packed engagements of the posts (sorted ids) and
-// returns each person's latest engagement since `since`, and how many
-// engagements that is in all. Posts whose packed list is missing (stale)
+// returns each person's latest engagement since `since`, of the people
+// admit may let pass (all with admit nil), and how many engagements that
+// is in all, whoever made them. Posts whose packed list is missing (stale)
 // are read from the pool tables.
-func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (engagerHits, int64, error) {
+func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admit *admission) (engagerHits, int64, error) {
 	out := engagerHits{ties: map[int64][]int64{}}
 	// Where each person is in out.list, plus one (0: not yet), by person
 	// id: ids are dense (given in first-seen order), and a slice is several
@@ -219,6 +238,9 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64) (eng
 	add := func(post int64, e engagerEntry) {
 		n++
 		person, comment := e.key>>1, e.key&1 == 1
+		if admit != nil && !admit.may(person) {
+			return
+		}
 		if person >= int64(len(at)) {
 			at = append(at, make([]int32, int(person)+1+int(person)/4-len(at))...)
 		}

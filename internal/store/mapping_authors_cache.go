@@ -52,13 +52,13 @@ func (s *Store) authorsCopy(ctx context.Context) (*postAuthors, error) {
 			return nil, err
 		}
 		defer rows.Close()
-		var read []authorRow
+		var read rowChunks[authorRow]
 		for rows.Next() {
 			var r authorRow
 			if err := rows.Scan(&r.id, &r.present, &r.posted, &r.author); err != nil {
 				return nil, err
 			}
-			read = append(read, r)
+			read.add(r)
 		}
 		if err := rows.Err(); err != nil {
 			return nil, err
@@ -77,18 +77,15 @@ func (s *Store) authorsCopy(ctx context.Context) (*postAuthors, error) {
 }
 
 // apply writes rows into the copy (under mu).
-func (c *postAuthors) apply(rows []authorRow) {
-	for _, r := range rows {
+func (c *postAuthors) apply(rows rowChunks[authorRow]) {
+	if n := maxID(rows, func(r authorRow) int64 { return r.id }) + 1; n > int64(len(c.author)) {
+		n = max(n, int64(len(c.author))*5/4) // room for the next posts
+		c.posted = append(c.posted, make([]int64, n-int64(len(c.posted)))...)
+		c.author = append(c.author, make([]int64, n-int64(len(c.author)))...)
+	}
+	for r := range rows.all() {
 		if r.id < 0 {
 			continue
-		}
-		if r.id >= int64(len(c.author)) {
-			if !r.present {
-				continue
-			}
-			n := max(r.id+1, int64(len(c.author))*5/4)
-			c.posted = append(c.posted, make([]int64, n-int64(len(c.posted)))...)
-			c.author = append(c.author, make([]int64, n-int64(len(c.author)))...)
 		}
 		if !r.present {
 			c.posted[r.id], c.author[r.id] = 0, 0

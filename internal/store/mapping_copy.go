@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
 	"strconv"
 	"sync"
 )
@@ -100,6 +101,41 @@ func (s *Store) syncCopy(ctx context.Context, c *copyState, log string,
 	c.mu.Unlock()
 	c.mu.RLock()
 	return nil
+}
+
+// rowChunks collects the rows a copy read, in chunks: a whole table is
+// millions of rows, and one slice would be copied over at each growth.
+type rowChunks[T any] [][]T
+
+func (c *rowChunks[T]) add(v T) {
+	if n := len(*c); n == 0 || len((*c)[n-1]) == cap((*c)[n-1]) {
+		*c = append(*c, make([]T, 0, 1<<14))
+	}
+	last := &(*c)[len(*c)-1]
+	*last = append(*last, v)
+}
+
+// all yields the rows in the order they were added.
+func (c rowChunks[T]) all() iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for _, chunk := range c {
+			for _, v := range chunk {
+				if !yield(v) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// maxID is the largest id fn gives of the rows (-1 with none), to size a
+// copy once before applying them.
+func maxID[T any](rows rowChunks[T], fn func(T) int64) int64 {
+	n := int64(-1)
+	for r := range rows.all() {
+		n = max(n, fn(r))
+	}
+	return n
 }
 
 // mappingLogKept is how many of the newest rows of each log pruning keeps:

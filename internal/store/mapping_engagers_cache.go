@@ -32,16 +32,40 @@ type packedRow struct {
 func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
 	c := &s.packed
 	err := s.syncCopy(ctx, &c.copyState, engagersLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
-		query := `SELECT post_id, TRUE, engagers FROM mapping_engagers`
-		if changed != "" {
-			query = `SELECT l.id, b.post_id IS NOT NULL, b.engagers FROM (` + changed + `) l LEFT JOIN mapping_engagers b ON b.post_id = l.id`
+		if changed == "" {
+			// The whole table goes straight into a new buffer, swapped in
+			// under the lock: queries do not wait for millions of puts.
+			rows, err := tx.QueryContext(ctx, `SELECT post_id, engagers FROM mapping_engagers`)
+			if err != nil {
+				return nil, err
+			}
+			defer rows.Close()
+			var fresh blobs
+			for rows.Next() {
+				var (
+					id   int64
+					list sql.RawBytes
+				)
+				if err := rows.Scan(&id, &list); err != nil {
+					return nil, err
+				}
+				if list == nil {
+					list = sql.RawBytes{} // an empty list, not a missing one
+				}
+				fresh.put(id, list)
+			}
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+			return func(bool) { c.lists = fresh }, nil
 		}
-		rows, err := tx.QueryContext(ctx, query, args...)
+		rows, err := tx.QueryContext(ctx,
+			`SELECT l.id, b.post_id IS NOT NULL, b.engagers FROM (`+changed+`) l LEFT JOIN mapping_engagers b ON b.post_id = l.id`, args...)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		var read []packedRow
+		var read rowChunks[packedRow]
 		for rows.Next() {
 			var (
 				r       packedRow
@@ -53,17 +77,12 @@ func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
 			if present && r.list == nil {
 				r.list = []byte{} // an empty list, not a missing one
 			}
-			read = append(read, r)
+			read.add(r)
 		}
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		return func(whole bool) {
-			if whole {
-				c.lists = blobs{}
-			}
-			c.apply(read)
-		}, nil
+		return func(bool) { c.apply(read) }, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("packed engagements: %w", err)
@@ -72,8 +91,8 @@ func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
 }
 
 // apply writes rows into the copy (under mu).
-func (c *packedEngagers) apply(rows []packedRow) {
-	for _, r := range rows {
+func (c *packedEngagers) apply(rows rowChunks[packedRow]) {
+	for r := range rows.all() {
 		c.lists.put(r.id, r.list)
 	}
 }

@@ -71,16 +71,13 @@ func (r *foldedRow) scan(rows *sql.Rows, before ...any) error {
 }
 
 // apply writes rows into the copy (under mu).
-func (c *foldedPeople) apply(rows []foldedRow) {
-	for _, r := range rows {
+func (c *foldedPeople) apply(rows rowChunks[foldedRow]) {
+	if n := maxID(rows, func(r foldedRow) int64 { return r.id }) + 1; n > int64(len(c.flags)) {
+		c.grow(max(int(n), len(c.flags)*5/4)) // room for the next people
+	}
+	for r := range rows.all() {
 		if r.id < 0 {
 			continue
-		}
-		if int(r.id) >= len(c.flags) {
-			if !r.present {
-				continue
-			}
-			c.grow(int(r.id) + 1 + len(c.flags)/4)
 		}
 		i := r.id
 		if !r.present {
@@ -125,13 +122,13 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 			return nil, err
 		}
 		defer rows.Close()
-		var read []foldedRow
+		var read rowChunks[foldedRow]
 		for rows.Next() {
 			var r foldedRow
 			if err := r.scan(rows, &r.id); err != nil {
 				return nil, err
 			}
-			read = append(read, r)
+			read.add(r)
 		}
 		if err := rows.Err(); err != nil {
 			return nil, err
@@ -226,36 +223,49 @@ func (ff *foldedFilter) decide(c *foldedPeople, i int64) (keep, undecided bool) 
 		if c.flags[i]&foldedTitleNull != 0 {
 			return false, true
 		}
-		if !ff.verdict(&ff.titleOK, c, c.title[i], func(title string) bool {
-			return (len(ff.titles) == 0 || containsAny(title, ff.titles)) && !containsAny(title, ff.titlesExcl)
-		}) {
+		if !ff.titleIn(c, c.title[i]) {
 			return false, false
 		}
 	}
-	if len(ff.domains) > 0 || len(ff.domainsExcl) > 0 {
-		if !ff.verdict(&ff.domainOK, c, c.domain[i], func(domain string) bool {
-			return (len(ff.domains) == 0 || domain != "" && domainAny(domain, ff.domains)) &&
-				(domain == "" || !domainAny(domain, ff.domainsExcl))
-		}) {
-			return false, false
-		}
+	if (len(ff.domains) > 0 || len(ff.domainsExcl) > 0) && !ff.domainIn(c, c.domain[i]) {
+		return false, false
 	}
 	if !codeIn(c.size[i:i+1], ff.sizes, ff.sizesExcl) || !codeIn(c.industry[i:i+1], ff.industries, ff.industriesExcl) ||
 		!codeIn(c.country[i:i+1], ff.countries, ff.countriesExcl) {
 		return false, false
 	}
-	if len(ff.followers) > 0 {
-		if c.flags[i]&foldedHasFollowers == 0 {
-			return false, false
-		}
-		for _, r := range ff.followers {
-			if c.followers[i] >= r.Min && (r.Max == nil || c.followers[i] <= *r.Max) {
-				return true, false
-			}
-		}
-		return false, false
+	return len(ff.followers) == 0 || ff.followersIn(c, int(i)), false
+}
+
+// titleIn tells whether a folded title (its code) passes the title
+// filters.
+func (ff *foldedFilter) titleIn(c *foldedPeople, code uint32) bool {
+	return ff.verdict(&ff.titleOK, c, code, func(title string) bool {
+		return (len(ff.titles) == 0 || containsAny(title, ff.titles)) && !containsAny(title, ff.titlesExcl)
+	})
+}
+
+// domainIn tells whether a folded domain (its code) passes the domain
+// filters.
+func (ff *foldedFilter) domainIn(c *foldedPeople, code uint32) bool {
+	return ff.verdict(&ff.domainOK, c, code, func(domain string) bool {
+		return (len(ff.domains) == 0 || domain != "" && domainAny(domain, ff.domains)) &&
+			(domain == "" || !domainAny(domain, ff.domainsExcl))
+	})
+}
+
+// followersIn tells whether person i's follower count is in one of the
+// ranges: a person whose count is unknown is in none.
+func (ff *foldedFilter) followersIn(c *foldedPeople, i int) bool {
+	if c.flags[i]&foldedHasFollowers == 0 {
+		return false
 	}
-	return true, false
+	for _, r := range ff.followers {
+		if c.followers[i] >= r.Min && (r.Max == nil || c.followers[i] <= *r.Max) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeIn tells whether a folded value (v[0], read only when a set is
