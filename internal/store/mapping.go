@@ -80,6 +80,7 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
+	defer func() { s.hitLists.Put(&hits.list) }()
 	steps.Engagements, steps.People, steps.PerPerson, lap = engagements, len(hits.list), time.Since(lap), time.Now()
 	if engagements > int64(maxCandidates) {
 		return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
@@ -220,6 +221,9 @@ type engagerHits struct {
 // are read from the pool tables.
 func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admit *admission) (engagerHits, int64, error) {
 	out := engagerHits{ties: map[int64][]int64{}}
+	if buf, ok := s.hitLists.Get().(*[]engagerHit); ok {
+		out.list = (*buf)[:0]
+	}
 	// Where each person is in out.list, plus one (0: not yet), by person
 	// id: ids are dense (given in first-seen order), and a slice is several
 	// times faster than a map here. It is a megabyte per 250,000 people,

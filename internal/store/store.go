@@ -69,8 +69,10 @@ type Store struct {
 	packed packedEngagers
 	// authors is creator discovery's copy of the posts' dates and authors.
 	authors postAuthors
-	// personSlots are social mapping's per-person buffers (*[]int32).
-	personSlots sync.Pool
+	// personSlots and hitLists are social mapping's per-person buffers
+	// (*[]int32, *[]engagerHit), reused: a query fills megabytes of them,
+	// and fresh memory costs a page fault per page on first touch.
+	personSlots, hitLists sync.Pool
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….
