@@ -185,7 +185,7 @@ type MappingSteps struct {
 
 	Posts       int   // qualifying posts
 	Engagements int64 // qualifying engagements in the window
-	People      int   // distinct people the folded filter columns let pass
+	People      int   // distinct people (with filters, those the folded columns let pass or cannot decide)
 }
 
 type mappingStepsKey struct{}

@@ -59,8 +59,8 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 // read in order, once, rather than at random once per engager.
 type admission struct {
 	// pass are the people who pass on their folded columns; undecided
-	// those Match decides from their row (decide), with every person
-	// past the copy's end.
+	// those Match decides from their row (decide), as every person past
+	// the copy's end.
 	pass, undecided idSet
 	end             int64
 }
@@ -76,21 +76,13 @@ func (s *Store) admission(ctx context.Context, f mapping.Filters) (*admission, e
 	n := len(c.flags)
 	a := &admission{pass: make(idSet, n/64+1), undecided: make(idSet, n/64+1), end: int64(n)}
 	titled := len(ff.titles) > 0 || len(ff.titlesExcl) > 0
-	for w := range n / 64 {
-		var in uint64
-		for b, flags := range c.flags[w*64 : w*64+64] {
-			if flags&foldedPresent != 0 && (!titled || flags&foldedTitleNull == 0) {
-				in |= 1 << b
-			}
+	for i, flags := range c.flags {
+		if flags&foldedPresent != 0 && (!titled || flags&foldedTitleNull == 0) {
+			a.pass[i/64] |= 1 << (i % 64)
 		}
-		a.pass[w], a.undecided[w] = in, ^in
 	}
-	for i := n / 64 * 64; i < n; i++ {
-		if flags := c.flags[i]; flags&foldedPresent != 0 && (!titled || flags&foldedTitleNull == 0) {
-			a.pass.add(int64(i))
-		} else {
-			a.undecided.add(int64(i))
-		}
+	for w, word := range a.pass {
+		a.undecided[w] = ^word
 	}
 	// One column at a time, over the people still in: each reads its
 	// column in order, and tests each distinct value once.
@@ -147,7 +139,7 @@ func (p idSet) keepCodes(col []uint32, memo []int8, test func(code uint32) bool)
 
 // may tells whether person may pass: they pass, or Match must decide.
 func (a *admission) may(person int64) bool {
-	return a.pass.has(person) || person >= a.end || a.undecided.has(person)
+	return a.pass.has(person) || a.undecided.has(person) || person >= a.end
 }
 
 // idSet is a set of person or post ids, a bit per id: both are dense
