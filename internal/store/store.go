@@ -158,6 +158,10 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now, ckpt: startCheckpointer(ckpt, checkpointEvery)}, nil
 }
 
+// parallelWorkersParam is PostgreSQL's setting of how many parallel
+// workers a query may start.
+const parallelWorkersParam = "max_parallel_workers_per_gather"
+
 func openPostgres(ctx context.Context, databaseURL string, now func() time.Time) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
@@ -165,6 +169,13 @@ func openPostgres(ctx context.Context, databaseURL string, now func() time.Time)
 	}
 	if cfg.MaxConns < 10 {
 		cfg.MaxConns = 10
+	}
+	// No parallel query unless the URL asks for it: a parallel worker is a
+	// new process, whose first touch of each shared-buffer page is a page
+	// fault, so the interactive queries here ran slower with workers than
+	// without (docs/decisions.md).
+	if _, set := cfg.ConnConfig.RuntimeParams[parallelWorkersParam]; !set {
+		cfg.ConnConfig.RuntimeParams[parallelWorkersParam] = "0"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

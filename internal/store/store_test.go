@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -251,4 +253,40 @@ func TestMigrateIsIdempotentAndConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// On PostgreSQL the store's connections start no parallel workers unless
+// the database URL asks for them: workers are new processes, and their
+// page faults on the shared buffers made queries slower.
+func TestPostgresParallelWorkersOffUnlessAsked(t *testing.T) {
+	base := os.Getenv(storetest.PostgresEnv)
+	if base == "" {
+		t.Skip(storetest.PostgresEnv + " is not set")
+	}
+	asked, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := asked.Query()
+	q.Set("max_parallel_workers_per_gather", "1")
+	asked.RawQuery = q.Encode()
+	ctx := context.Background()
+	for _, c := range []struct{ url, want string }{
+		{base, "0"},
+		{asked.String(), "1"},
+	} {
+		s, err := store.Open(ctx, c.url, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		err = s.DB().QueryRowContext(ctx, `SHOW max_parallel_workers_per_gather`).Scan(&got)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s: max_parallel_workers_per_gather = %s, want %s", c.url, got, c.want)
+		}
+	}
 }
