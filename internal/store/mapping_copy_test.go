@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"testing"
 	"time"
@@ -81,6 +82,9 @@ func TestMappingCopiesAcrossPruning(t *testing.T) {
 				if _, err := db.ExecContext(ctx, fill); err != nil {
 					t.Fatal(err)
 				}
+				if engine == store.Postgres {
+					awaitRowsPrunable(t, db, c.log)
+				}
 				pruned, err := f.s.PruneMappingLog(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -139,4 +143,24 @@ func TestCreatorStoredAfterTheirPosts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// awaitRowsPrunable waits until every transaction that wrote the log has
+// ended before every running one began: PostgreSQL's pruning spares rows of
+// newer transactions (those a running snapshot may not have seen), and other
+// tests, or anything else using the database, may have one running.
+func awaitRowsPrunable(t *testing.T, db *sql.DB, log string) {
+	t.Helper()
+	for range 1000 {
+		var prunable bool
+		if err := db.QueryRow(`SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT MAX(xid) FROM ` + log + `)`).
+			Scan(&prunable); err != nil {
+			t.Fatal(err)
+		}
+		if prunable {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // another process's transaction, not the service's clock
+	}
+	t.Fatalf("%s: a transaction older than the log's rows is still running", log)
 }
