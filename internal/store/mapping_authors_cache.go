@@ -47,20 +47,10 @@ func (s *Store) authorsCopy(ctx context.Context) (*postAuthors, error) {
 			query = `SELECT l.id, m.id IS NOT NULL, COALESCE(m.posted_at, 0), ` + author + `
 			           FROM (` + changed + `) l LEFT JOIN mapping_posts m ON m.id = l.id LEFT JOIN pronet_people p ON p.urn = m.author_urn`
 		}
-		rows, err := tx.QueryContext(ctx, query, args...)
+		read, err := readChunks(ctx, tx, query, args, func(rows *sql.Rows, r *authorRow) error {
+			return rows.Scan(&r.id, &r.present, &r.posted, &r.author)
+		})
 		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var read rowChunks[authorRow]
-		for rows.Next() {
-			var r authorRow
-			if err := rows.Scan(&r.id, &r.present, &r.posted, &r.author); err != nil {
-				return nil, err
-			}
-			read.add(r)
-		}
-		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 		return func(whole bool) {

@@ -128,6 +128,24 @@ func (c rowChunks[T]) all() iter.Seq[T] {
 	}
 }
 
+// readChunks runs query in tx and collects its rows, each read by scan.
+func readChunks[T any](ctx context.Context, tx *sql.Tx, query string, args []any, scan func(rows *sql.Rows, r *T) error) (rowChunks[T], error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var read rowChunks[T]
+	for rows.Next() {
+		var r T
+		if err := scan(rows, &r); err != nil {
+			return nil, err
+		}
+		read.add(r)
+	}
+	return read, rows.Err()
+}
+
 // maxID is the largest id fn gives of the rows (-1 with none), to size a
 // copy once before applying them.
 func maxID[T any](rows rowChunks[T], fn func(T) int64) int64 {

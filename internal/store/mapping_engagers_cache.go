@@ -59,27 +59,19 @@ func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
 			}
 			return func(bool) { c.lists = fresh }, nil
 		}
-		rows, err := tx.QueryContext(ctx,
-			`SELECT l.id, b.post_id IS NOT NULL, b.engagers FROM (`+changed+`) l LEFT JOIN mapping_engagers b ON b.post_id = l.id`, args...)
+		read, err := readChunks(ctx, tx,
+			`SELECT l.id, b.post_id IS NOT NULL, b.engagers FROM (`+changed+`) l LEFT JOIN mapping_engagers b ON b.post_id = l.id`, args,
+			func(rows *sql.Rows, r *packedRow) error {
+				var present bool
+				if err := rows.Scan(&r.id, &present, &r.list); err != nil {
+					return err
+				}
+				if present && r.list == nil {
+					r.list = []byte{} // an empty list, not a missing one
+				}
+				return nil
+			})
 		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var read rowChunks[packedRow]
-		for rows.Next() {
-			var (
-				r       packedRow
-				present bool
-			)
-			if err := rows.Scan(&r.id, &present, &r.list); err != nil {
-				return nil, err
-			}
-			if present && r.list == nil {
-				r.list = []byte{} // an empty list, not a missing one
-			}
-			read.add(r)
-		}
-		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 		return func(bool) { c.apply(read) }, nil

@@ -117,20 +117,8 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 		if changed != "" {
 			query = `SELECT l.id, ` + foldedColumns + ` FROM (` + changed + `) l LEFT JOIN mapping_people m ON m.id = l.id`
 		}
-		rows, err := tx.QueryContext(ctx, query, args...)
+		read, err := readChunks(ctx, tx, query, args, func(rows *sql.Rows, r *foldedRow) error { return r.scan(rows, &r.id) })
 		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var read rowChunks[foldedRow]
-		for rows.Next() {
-			var r foldedRow
-			if err := r.scan(rows, &r.id); err != nil {
-				return nil, err
-			}
-			read.add(r)
-		}
-		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 		return func(whole bool) {
