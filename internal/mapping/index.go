@@ -24,9 +24,11 @@ import (
 //	         text or follows a character that is not a word character
 //	<n>w<t>  (n = 2…MaxStrength) the word occurs at least n times
 //	<n>h<t>  the hashtag occurs at least n times
-//	<n>p<t>_<u>  the words t and u, one space apart, occur at least n
-//	         times (n = 2…MaxStrength; t ≠ u): how often a two-word phrase
-//	         occurs, which positions alone do not say cheaply
+//	p<t>_<u> the words t and u occur one space apart (t ≠ u): a two-word
+//	         phrase is one lexeme to look up, not two words' positions to
+//	         compare (PostgreSQL rechecks those on the row, a heap visit per
+//	         post holding both words)
+//	<n>p<t>_<u>  (n = 2…MaxStrength) that phrase occurs at least n times
 //
 // where <t> is the word itself when it is ASCII lower-case letters and
 // digits, else "_" and the hex of its UTF-8 bytes. A word whose <t> would
@@ -177,7 +179,8 @@ func IndexText(text string) PostTerms {
 			n = tagCount[lex]
 			terms.Others = append(terms.Others, lex)
 		case 'p':
-			n = pairCount[lex] // only counts: the words' positions say whether it occurs
+			n = pairCount[lex]
+			terms.Others = append(terms.Others, lex)
 		}
 		for level := 2; level <= min(n, MaxStrength); level++ {
 			terms.Others = append(terms.Others, LevelLexeme(lex, level))
@@ -323,9 +326,12 @@ type Keyword struct {
 	// (Gaps[0] is 0): 1 for one space, 2 for anything else.
 	Gaps []int
 	// Pair, for a phrase of two different words, is the lexeme whose
-	// levels (LevelLexeme, 2…MaxStrength) count its occurrences exactly;
-	// level 1 is the phrase itself.
+	// levels (LevelLexeme, 1…MaxStrength) count its occurrences exactly.
 	Pair string
+	// Pairs, for a longer phrase, are the lexemes of its two-word phrases
+	// of different words: a post mentioning the phrase holds them all, so
+	// they narrow down the posts whose positions are compared.
+	Pairs []string
 }
 
 // PlanKeyword is how the index finds posts that mention k, a keyword as
@@ -359,6 +365,12 @@ func PlanKeyword(k string) Keyword {
 		out.Kind = KeywordLoose
 	case out.Kind == KeywordPhrase && len(ws) == 2:
 		out.Pair = PairLexeme(out.Lexemes[0][1:], out.Lexemes[1][1:])
+	case out.Kind == KeywordPhrase:
+		for i := 1; i < len(out.Lexemes); i++ {
+			if pair := PairLexeme(out.Lexemes[i-1][1:], out.Lexemes[i][1:]); pair != "" && !slices.Contains(out.Pairs, pair) {
+				out.Pairs = append(out.Pairs, pair)
+			}
+		}
 	}
 	return out
 }

@@ -114,7 +114,8 @@ func TestMappingIndexNeverStale(t *testing.T) {
 func oracleQueries() []mapping.Query {
 	var out []mapping.Query
 	for _, kws := range [][]string{{"revops"}, {"#revops"}, {"pipeline hygiene"}, {"revops", "pipeline hygiene"},
-		{"rev-ops"}, {"revops:"}, {"quarterly", "hiring"}, {strings.Repeat("x", 300)}, {"at scale"}, {"revops", "#"}} {
+		{"rev-ops"}, {"revops:"}, {"quarterly", "hiring"}, {strings.Repeat("x", 300)}, {"at scale"}, {"revops", "#"},
+		{"revops at scale"}, {"need pipeline hygiene"}, {"revops revops"}, {"revops revops at"}} {
 		for _, strength := range []int{1, 2, 3} {
 			for _, days := range []int{1, 7, 30} {
 				out = append(out, mapping.Query{Keywords: kws, Days: days, Strength: strength})
