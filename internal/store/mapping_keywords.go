@@ -31,10 +31,10 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 		case mapping.KeywordCounted:
 			counted = append(counted, p)
 		case mapping.KeywordPhrase:
-			if p.Pair != "" {
-				// Two different words: counted like a word, by its pair lexeme.
-				p = mapping.Keyword{Kind: mapping.KeywordCounted, Lexemes: []string{p.Pair}}
-				counted = append(counted, p)
+			if p.Pair != "" && s.dialect == SQLite {
+				// Two different words: counted like a word, by its pair
+				// lexeme (mapping.TSVector says why not on PostgreSQL).
+				counted = append(counted, mapping.Keyword{Kind: mapping.KeywordCounted, Lexemes: []string{p.Pair}})
 				continue
 			}
 			phrases = append(phrases, p)
@@ -52,15 +52,26 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 		check = loose
 	} else {
 		// Each level of each counted keyword adds one: a post mentioning a
-		// keyword c times gets min(c, need) from it. Longer phrases are
-		// counted on the text.
+		// keyword c times gets min(c, need) from it. A phrase of two
+		// different words is counted too: level 1 is the phrase, the
+		// others its pair lexeme's levels.
 		var levels []string
 		for _, k := range counted {
 			for level := 1; level <= need; level++ {
 				levels = append(levels, s.termsQuery([]mapping.Keyword{k}, level))
 			}
 		}
-		check = append(check, phrases...)
+		for _, k := range phrases {
+			if k.Pair == "" {
+				check = append(check, k)
+				continue
+			}
+			levels = append(levels, s.termsQuery([]mapping.Keyword{k}, 1))
+			pair := mapping.Keyword{Kind: mapping.KeywordCounted, Lexemes: []string{k.Pair}}
+			for level := 2; level <= need; level++ {
+				levels = append(levels, s.termsQuery([]mapping.Keyword{pair}, level))
+			}
+		}
 		sums := map[int64]int{}
 		if err := s.matchPosts(ctx, levels, func(id int64) { sums[id]++ }); err != nil {
 			return nil, err
@@ -101,33 +112,20 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 // termsQuery is an index query (an FTS5 MATCH expression, or a tsquery
 // literal) for posts that mention any of the keywords at least `level`
 // times, level > 1 for counted keywords only; phrases and loose keywords
-// by their words' positions, a longer phrase's positions compared only in
-// posts holding its two-word phrases.
+// by their words' positions.
 func (s *Store) termsQuery(keywords []mapping.Keyword, level int) string {
-	quote := func(lex string) string {
-		if s.dialect == Postgres {
-			return "'" + lex + "'"
-		}
-		return `"` + lex + `"`
-	}
 	parts := make([]string, 0, len(keywords))
 	for _, k := range keywords {
 		if k.Kind == mapping.KeywordCounted {
-			parts = append(parts, quote(mapping.LevelLexeme(k.Lexemes[0], level)))
+			lex := mapping.LevelLexeme(k.Lexemes[0], level)
+			if s.dialect == Postgres {
+				parts = append(parts, "'"+lex+"'")
+			} else {
+				parts = append(parts, `"`+lex+`"`)
+			}
 			continue
 		}
 		var sb strings.Builder
-		for _, pair := range k.Pairs {
-			sb.WriteString(quote(pair))
-			if s.dialect == Postgres {
-				sb.WriteString(" & ")
-			} else {
-				sb.WriteString(" AND ")
-			}
-		}
-		if s.dialect == SQLite {
-			sb.WriteByte('"') // the phrase
-		}
 		for i, lex := range k.Lexemes {
 			switch {
 			case i == 0:
@@ -149,7 +147,7 @@ func (s *Store) termsQuery(keywords []mapping.Keyword, level int) string {
 		if s.dialect == Postgres {
 			parts = append(parts, "("+sb.String()+")")
 		} else {
-			parts = append(parts, `(`+sb.String()+`")`)
+			parts = append(parts, `"`+sb.String()+`"`)
 		}
 	}
 	if s.dialect == Postgres {
