@@ -358,33 +358,7 @@ func TestMappingIndexMigration(t *testing.T) {
 			if err := s.MigrateUpTo(ctx, 9); err != nil {
 				t.Fatal(err)
 			}
-			var people []topic.Profile
-			for _, key := range []string{"U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "U10", "C1", "C2", "C3", "C4", "C5"} {
-				p := fxProfiles[key]
-				p.URN, p.FullName, p.Headline = fxPersonURN(key), "First"+key+" Last"+key, fxHeadline(key)
-				people = append(people, p)
-			}
-			// Values SQL does not fold: left to the next profile read.
-			people[0].JobTitle, people[0].Industry, people[0].CompanyDomain = "Geschäftsführer", "ÄRZTE", "MÜNCHEN.example.de"
-			if _, err := s.SeedPeople(ctx, mapNow.Add(-day), people); err != nil {
-				t.Fatal(err)
-			}
-			var posts []store.SeedPoolPost
-			for _, p := range fxPosts {
-				posts = append(posts, store.SeedPoolPost{Post: topic.Post{URN: fxPostURN(p.key), PostedAt: p.posted, Record: fxRecord(p)},
-					SeenAt: p.posted})
-			}
-			if _, err := s.SeedPoolPosts(ctx, posts); err != nil {
-				t.Fatal(err)
-			}
-			var es []store.SeedPoolEngagement
-			for _, e := range fxEngagements {
-				es = append(es, store.SeedPoolEngagement{PostURN: fxPostURN(e.post), PersonURN: fxPersonURN(e.person), Type: e.kind,
-					At: e.at, SeenAt: e.at, Interval: topic.Initial})
-			}
-			if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
-				t.Fatal(err)
-			}
+			seedFixturePool(t, s)
 			if err := s.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
 				t.Fatal(err)
 			}
@@ -463,4 +437,79 @@ func precomputedRows(t *testing.T, s *store.Store) map[string]bool {
 		}
 	}
 	return out
+}
+
+// seedFixturePool stores the fixture's people, posts and engagements the
+// way the benchmark's bulk loaders do, without precomputing anything.
+func seedFixturePool(t *testing.T, s *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	var people []topic.Profile
+	for _, key := range []string{"U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "U10", "C1", "C2", "C3", "C4", "C5"} {
+		p := fxProfiles[key]
+		p.URN, p.FullName, p.Headline = fxPersonURN(key), "First"+key+" Last"+key, fxHeadline(key)
+		people = append(people, p)
+	}
+	// Values SQL does not fold: left to the next profile read.
+	people[0].JobTitle, people[0].Industry, people[0].CompanyDomain = "Geschäftsführer", "ÄRZTE", "MÜNCHEN.example.de"
+	if _, err := s.SeedPeople(ctx, mapNow.Add(-day), people); err != nil {
+		t.Fatal(err)
+	}
+	var posts []store.SeedPoolPost
+	for _, p := range fxPosts {
+		posts = append(posts, store.SeedPoolPost{Post: topic.Post{URN: fxPostURN(p.key), PostedAt: p.posted, Record: fxRecord(p)},
+			SeenAt: p.posted})
+	}
+	if _, err := s.SeedPoolPosts(ctx, posts); err != nil {
+		t.Fatal(err)
+	}
+	var es []store.SeedPoolEngagement
+	for _, e := range fxEngagements {
+		es = append(es, store.SeedPoolEngagement{PostURN: fxPostURN(e.post), PersonURN: fxPersonURN(e.person), Type: e.kind,
+			At: e.at, SeenAt: e.at, Interval: topic.Initial})
+	}
+	if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPhraseLexemeMigration: a pool indexed before two-word phrases were
+// lexemes of their own answers phrase queries exactly after migration
+// 00021 (which indexes every post again).
+func TestPhraseLexemeMigration(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			s, err := store.Open(ctx, storetest.DatabaseURL(t, engine), func() time.Time { return mapNow })
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if err := s.MigrateUpTo(ctx, 20); err != nil {
+				t.Fatal(err)
+			}
+			seedFixturePool(t, s)
+			if _, err := s.IndexPendingPosts(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if engine == store.SQLite {
+				// The index as it was: no phrase lexemes.
+				if _, err := s.DB().ExecContext(ctx, `INSERT INTO mapping_terms (mapping_terms) VALUES ('delete-all')`); err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range fxPosts {
+					terms := mapping.IndexText(p.text)
+					terms.Others = slices.DeleteFunc(terms.Others, mapping.IsPhraseLexeme)
+					if _, err := s.DB().ExecContext(ctx, `INSERT INTO mapping_terms (rowid, terms) SELECT id, $1 FROM mapping_posts WHERE urn = $2`,
+						terms.FTSText(), fxPostURN(p.key)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := s.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
+				t.Fatal(err)
+			}
+			checkOracle(t, s, "phrase lexemes")
+		})
+	}
 }
