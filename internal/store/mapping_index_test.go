@@ -350,15 +350,7 @@ func TestMappingIndexMigration(t *testing.T) {
 	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
-			s, err := store.Open(ctx, storetest.DatabaseURL(t, engine), func() time.Time { return mapNow })
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			if err := s.MigrateUpTo(ctx, 9); err != nil {
-				t.Fatal(err)
-			}
-			seedFixturePool(t, s)
+			s := fixturePoolAt(t, engine, 9)
 			if err := s.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
 				t.Fatal(err)
 			}
@@ -439,11 +431,20 @@ func precomputedRows(t *testing.T, s *store.Store) map[string]bool {
 	return out
 }
 
-// seedFixturePool stores the fixture's people, posts and engagements the
-// way the benchmark's bulk loaders do, without precomputing anything.
-func seedFixturePool(t *testing.T, s *store.Store) {
+// fixturePoolAt is a store migrated up to version holding the fixture's
+// people, posts and engagements, stored the way the benchmark's bulk
+// loaders do, without precomputing anything.
+func fixturePoolAt(t *testing.T, engine store.Dialect, version int64) *store.Store {
 	t.Helper()
 	ctx := context.Background()
+	s, err := store.Open(ctx, storetest.DatabaseURL(t, engine), func() time.Time { return mapNow })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.MigrateUpTo(ctx, version); err != nil {
+		t.Fatal(err)
+	}
 	var people []topic.Profile
 	for _, key := range []string{"U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "U10", "C1", "C2", "C3", "C4", "C5"} {
 		p := fxProfiles[key]
@@ -471,6 +472,7 @@ func seedFixturePool(t *testing.T, s *store.Store) {
 	if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
 		t.Fatal(err)
 	}
+	return s
 }
 
 // TestPhraseLexemeMigration: a pool indexed before two-word phrases were
@@ -480,15 +482,7 @@ func TestPhraseLexemeMigration(t *testing.T) {
 	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
-			s, err := store.Open(ctx, storetest.DatabaseURL(t, engine), func() time.Time { return mapNow })
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			if err := s.MigrateUpTo(ctx, 20); err != nil {
-				t.Fatal(err)
-			}
-			seedFixturePool(t, s)
+			s := fixturePoolAt(t, engine, 20)
 			if _, err := s.IndexPendingPosts(ctx); err != nil {
 				t.Fatal(err)
 			}
