@@ -164,7 +164,11 @@ func (p idSet) has(id int64) bool {
 
 // ids returns the set's ids in ascending order.
 func (p idSet) ids() []int64 {
-	var out []int64
+	n := 0
+	for _, word := range p {
+		n += bits.OnesCount64(word)
+	}
+	out := make([]int64, 0, n)
 	for w, word := range p {
 		for word != 0 {
 			out = append(out, int64(w)*64+int64(bits.TrailingZeros64(word)))

@@ -42,7 +42,8 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 			loose = append(loose, p)
 		}
 	}
-	var qualified idSet
+	qualified := s.postSet()
+	defer s.postSets.Put(qualified)
 	// Posts that may qualify on their text.
 	var check []mapping.Keyword
 	if need == 1 {
@@ -89,12 +90,12 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 			return nil, err
 		}
 		if ids := slices.DeleteFunc(candidates.ids(), qualified.has); len(ids) > 0 {
-			if err := s.postsByText(ctx, q, ids, &qualified); err != nil {
+			if err := s.postsByText(ctx, q, ids, qualified); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := s.postsByText(ctx, q, nil, &qualified); err != nil {
+	if err := s.postsByText(ctx, q, nil, qualified); err != nil {
 		return nil, err
 	}
 	if q.Strength == 0 {
@@ -107,6 +108,15 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 		}
 	}
 	return qualified.ids(), nil
+}
+
+// postSet is an empty set of posts, reused (Store.postSets).
+func (s *Store) postSet() *idSet {
+	if set, ok := s.postSets.Get().(*idSet); ok {
+		*set = (*set)[:0]
+		return set
+	}
+	return new(idSet)
 }
 
 // termsQuery is an index query (an FTS5 MATCH expression, or a tsquery

@@ -70,9 +70,10 @@ type Store struct {
 	// authors is creator discovery's copy of the posts' dates and authors.
 	authors postAuthors
 	// personSlots and hitLists are social mapping's per-person buffers
-	// (*[]int32, *[]engagerHit), reused: a query fills megabytes of them,
-	// and fresh memory costs a page fault per page on first touch.
-	personSlots, hitLists sync.Pool
+	// (*[]int32, *[]engagerHit), and postSets its sets of qualifying posts
+	// (*idSet), reused: a query fills megabytes of them, and fresh memory
+	// costs a page fault per page on first touch.
+	personSlots, hitLists, postSets sync.Pool
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….
