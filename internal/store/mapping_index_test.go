@@ -95,6 +95,9 @@ func TestMappingIndexNeverStale(t *testing.T) {
 				exec(`UPDATE mapping_posts SET pending = 1`)
 			}
 			checkOracle(t, f.s, "nothing precomputed")
+			// Keyword matches asked afresh: every post is read by its text.
+			f.s.ForgetKeywordMatches()
+			checkOracle(t, f.s, "nothing precomputed, matches asked afresh")
 			if done, err = f.s.PrecomputeMapping(ctx); err != nil {
 				t.Fatal(err)
 			}

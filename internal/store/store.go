@@ -69,6 +69,9 @@ type Store struct {
 	packed packedEngagers
 	// authors is creator discovery's copy of the posts' dates and authors.
 	authors postAuthors
+	// matches holds the posts the keyword index matched for the queries'
+	// keywords.
+	matches keywordMatches
 	// personSlots and hitLists are social mapping's per-person buffers
 	// (*[]int32, *[]engagerHit), and postSets its sets of qualifying posts
 	// (*idSet), reused: a query fills megabytes of them, and fresh memory

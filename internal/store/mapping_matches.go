@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/trawlhq/trawl/internal/mapping"
+)
+
+// keywordMatches keeps, in this process, the posts each keyword index query
+// matched, so that a query over keywords asked before skips the index.
+// Asked of the database, a typical query's keywords cost 30-100 ms on
+// PostgreSQL however its tables are laid out (GIN returns row locations,
+// and each matching post costs a heap visit; docs/decisions.md), and 4-56
+// ms in SQLite's FTS5 on the full pool.
+//
+// An entry holds what the post's text says, not what the index holds:
+// filled from the index plus the posts whose index is pending (read by
+// their text), then kept exact through mapping_posts_log like the copies
+// (copyState). The log names every post stored, deleted or moved, and
+// every post whose text changed (migration 00022); each such post is
+// decided again by mapping.Hits, which counts exactly as the index does.
+// A post's index being written or dropped changes no entry. Entries of a
+// loose keyword ("product-led") may hold more posts than mention it, as
+// the index does: the text decides those.
+type keywordMatches struct {
+	copyState
+	entries map[string]*matchEntry
+	// ids is how many post ids the entries hold, at most maxMatchIDs but
+	// for the entries of the query being answered.
+	ids int
+	// uses numbers the lookups, to evict the least recently used entry.
+	uses uint64
+}
+
+// maxMatchIDs bounds the entries: 64 MiB of post ids. A typical query's
+// keywords match 10,000-40,000 posts each on the reference pool.
+const maxMatchIDs = 8 << 20
+
+// maxChangedPosts is the most changed posts a lookup decides one by one;
+// after more (a bulk load) it forgets every entry, as refilling the few
+// asked for costs less.
+const maxChangedPosts = 10_000
+
+// indexQuery asks the keyword index for the posts that mention keyword,
+// as the API query gave it, at least level times: text is the index query
+// (termsQuery), which for a loose keyword only narrows down.
+type indexQuery struct {
+	keyword string
+	level   int
+	text    string
+}
+
+// key tells entries apart: two keywords may share an index query
+// ("product-led" and "product–led") but not what Hits counts.
+func (q indexQuery) key() string {
+	return q.text + "\x00" + strings.ToLower(strings.TrimSpace(q.keyword))
+}
+
+// mentions reports whether text mentions the keyword at least level times.
+func (q indexQuery) mentions(text string) bool {
+	return mapping.Hits(text, []string{q.keyword}) >= q.level
+}
+
+type matchEntry struct {
+	query indexQuery
+	ids   []int64 // ascending
+	used  uint64
+}
+
+// postText is a post's text as an entry's refresh reads it; present is
+// false for a post that no longer exists.
+type postText struct {
+	id      int64
+	text    string
+	present bool
+}
+
+// matchPosts calls fn with the posts each of queries matches (ascending;
+// fn must not keep them), from the entries, filling those missing from
+// the database.
+func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i int, ids []int64)) error {
+	if len(queries) == 0 {
+		return nil
+	}
+	c := &s.matches
+	err := s.syncCopy(ctx, &c.copyState, postsLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
+		var texts []postText
+		if changed != "" {
+			var err error
+			texts, err = readTexts(ctx, tx, `SELECT l.id, m.id IS NOT NULL, COALESCE(p.text, '')
+			  FROM (`+changed+`) l LEFT JOIN mapping_posts m ON m.id = l.id LEFT JOIN pronet_posts p ON p.urn = m.urn
+			 LIMIT `+strconv.Itoa(maxChangedPosts+1), args)
+			if err != nil {
+				return nil, fmt.Errorf("changed posts: %w", err)
+			}
+		}
+		forget := changed == "" || len(texts) > maxChangedPosts
+		// The entries only change under the refresh lock this holds.
+		fills := map[string]*matchEntry{}
+		var pending []postText
+		for _, q := range queries {
+			key := q.key()
+			if _, ok := c.entries[key]; ok && !forget || fills[key] != nil {
+				continue
+			}
+			if pending == nil {
+				var err error
+				if pending, err = readTexts(ctx, tx, `SELECT m.id, TRUE, p.text FROM mapping_posts m JOIN pronet_posts p ON p.urn = m.urn WHERE `+s.pending("m"), nil); err != nil {
+					return nil, fmt.Errorf("pending posts: %w", err)
+				}
+				pending = slices.Clip(pending) // not nil: read once
+			}
+			ids, err := s.indexMatches(ctx, tx, q.text)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range pending {
+				if q.mentions(p.text) {
+					ids = append(ids, p.id)
+				}
+			}
+			slices.Sort(ids)
+			fills[key] = &matchEntry{query: q, ids: slices.Compact(ids)}
+		}
+		return func(bool) {
+			if forget {
+				c.entries, c.ids = map[string]*matchEntry{}, 0
+			} else {
+				c.decide(texts)
+			}
+			for key, e := range fills {
+				c.entries[key] = e
+				c.ids += len(e.ids)
+			}
+			c.uses++
+			for _, q := range queries {
+				c.entries[q.key()].used = c.uses
+			}
+			c.evict()
+		}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("keyword matches: %w", err)
+	}
+	defer c.mu.RUnlock()
+	for i, q := range queries {
+		fn(i, c.entries[q.key()].ids)
+	}
+	return nil
+}
+
+// decide puts each changed post in the entries whose keyword its text
+// mentions often enough, and takes it out of the others (under mu).
+func (c *keywordMatches) decide(texts []postText) {
+	for _, p := range texts {
+		for _, e := range c.entries {
+			i, in := slices.BinarySearch(e.ids, p.id)
+			switch mentions := p.present && e.query.mentions(p.text); {
+			case mentions && !in:
+				e.ids = slices.Insert(e.ids, i, p.id)
+				c.ids++
+			case !mentions && in:
+				e.ids = slices.Delete(e.ids, i, i+1)
+				c.ids--
+			}
+		}
+	}
+}
+
+// evict drops the least recently used entries while they hold more than
+// maxMatchIDs ids, never those of the lookup being answered.
+func (c *keywordMatches) evict() {
+	for c.ids > maxMatchIDs {
+		var oldest *matchEntry
+		for _, e := range c.entries {
+			if e.used < c.uses && (oldest == nil || e.used < oldest.used) {
+				oldest = e
+			}
+		}
+		if oldest == nil {
+			return
+		}
+		delete(c.entries, oldest.query.key())
+		c.ids -= len(oldest.ids)
+	}
+}
+
+// ForgetKeywordMatches empties this process's entries of keyword matches,
+// so that the next query asks the keyword index (bench/mapping times such
+// first calls).
+func (s *Store) ForgetKeywordMatches() {
+	c := &s.matches
+	c.refresh.Lock()
+	defer c.refresh.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries, c.ids = map[string]*matchEntry{}, 0
+}
+
+func readTexts(ctx context.Context, tx *sql.Tx, query string, args []any) ([]postText, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []postText
+	for rows.Next() {
+		var p postText
+		if err := rows.Scan(&p.id, &p.present, &p.text); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// indexMatches runs one index query and returns the posts it matches.
+func (s *Store) indexMatches(ctx context.Context, tx *sql.Tx, query string) ([]int64, error) {
+	match := `SELECT rowid AS id FROM mapping_terms WHERE mapping_terms MATCH $1`
+	list := `group_concat(id)`
+	if s.dialect == Postgres {
+		match, list = `SELECT id FROM mapping_posts WHERE terms @@ $1::tsquery`, `string_agg(id::text, ',')`
+	}
+	// The ids come back as one comma-separated list: tens of thousands of
+	// rows one by one cost more than the index lookup that finds them.
+	var list64 sql.NullString
+	if err := tx.QueryRowContext(ctx, `SELECT `+list+` FROM (`+match+`) matched`, query).Scan(&list64); err != nil {
+		return nil, fmt.Errorf("match posts: %w", err)
+	}
+	ids := make([]int64, 0, strings.Count(list64.String, ",")+1)
+	for field := range strings.SplitSeq(list64.String, ",") {
+		if field == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(field, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("match posts: id %q: %w", field, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
