@@ -42,3 +42,13 @@ func (s *Store) PreparedBatches() int {
 	defer s.stmts.mu.Unlock()
 	return len(s.stmts.ready)
 }
+
+// LimitKeywordMatches sets how many post ids this process's keyword
+// matches may hold, and KeywordMatchesHeld how many they hold.
+func (s *Store) LimitKeywordMatches(ids int) { s.matches.limit = ids }
+
+func (s *Store) KeywordMatchesHeld() (entries, ids int) {
+	s.matches.mu.RLock()
+	defer s.matches.mu.RUnlock()
+	return len(s.matches.entries), s.matches.ids
+}

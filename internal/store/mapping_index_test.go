@@ -510,3 +510,23 @@ func TestPhraseLexemeMigration(t *testing.T) {
 		})
 	}
 }
+
+// The keyword matches a process keeps are bounded: past the limit the
+// least recently used entries go, never those of the query being answered,
+// and the answers stay exact.
+func TestKeywordMatchesEvicted(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			f := newMappingFixture(t, engine)
+			f.s.LimitKeywordMatches(1)
+			checkOracle(t, f.s, "one post id kept")
+			q := mapping.Query{Keywords: []string{"revops"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
+			if _, total, err := f.s.SocialMapping(context.Background(), q, mapNow, noLimit); err != nil || total == 0 {
+				t.Fatalf("revops: %d people, %v", total, err)
+			}
+			if entries, ids := f.s.KeywordMatchesHeld(); entries != 1 || ids == 0 {
+				t.Errorf("%d entries of %d post ids held, want only the last query's one", entries, ids)
+			}
+		})
+	}
+}

@@ -30,9 +30,9 @@ import (
 type keywordMatches struct {
 	copyState
 	entries map[string]*matchEntry
-	// ids is how many post ids the entries hold, at most maxMatchIDs but
-	// for the entries of the query being answered.
-	ids int
+	// ids is how many post ids the entries hold, at most limit (0:
+	// maxMatchIDs) but for the entries of the query being answered.
+	ids, limit int
 	// uses numbers the lookups, to evict the least recently used entry.
 	uses uint64
 }
@@ -173,9 +173,13 @@ func (c *keywordMatches) decide(texts []postText) {
 }
 
 // evict drops the least recently used entries while they hold more than
-// maxMatchIDs ids, never those of the lookup being answered.
+// the limit, never those of the lookup being answered.
 func (c *keywordMatches) evict() {
-	for c.ids > maxMatchIDs {
+	limit := c.limit
+	if limit == 0 {
+		limit = maxMatchIDs
+	}
+	for c.ids > limit {
 		var oldest *matchEntry
 		for _, e := range c.entries {
 			if e.used < c.uses && (oldest == nil || e.used < oldest.used) {
