@@ -90,7 +90,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 	c := &s.matches
 	err := s.syncCopy(ctx, &c.copyState, postsLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
 		var texts []postText
-		if changed != "" {
+		if changed != "" && len(c.entries) > 0 {
 			var err error
 			texts, err = readTexts(ctx, tx, `SELECT l.id, m.id IS NOT NULL, COALESCE(p.text, '')
 			  FROM (`+changed+`) l LEFT JOIN mapping_posts m ON m.id = l.id LEFT JOIN pronet_posts p ON p.urn = m.urn
