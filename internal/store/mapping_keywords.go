@@ -63,7 +63,11 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 	defer s.postSets.Put(qualified)
 	candidates := s.postSet()
 	defer s.postSets.Put(candidates)
-	sums := map[int64]int{}
+	// How many count queries matched each post, by post id; emptied
+	// before it goes back.
+	sums := s.postCounts()
+	defer s.postCountSets.Put(sums)
+	defer func() { clear(*sums) }()
 	err := s.matchPosts(ctx, slices.Concat(qualify, count, check), func(i int, ids []int64) {
 		switch {
 		case i < len(qualify):
@@ -71,8 +75,13 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 				qualified.add(id)
 			}
 		case i < len(qualify)+len(count):
+			if len(ids) > 0 && ids[len(ids)-1] >= int64(len(*sums)) {
+				*sums = slices.Grow(*sums, int(ids[len(ids)-1])+1-len(*sums))[:ids[len(ids)-1]+1]
+			}
 			for _, id := range ids {
-				sums[id]++
+				if (*sums)[id]++; int((*sums)[id]) == need {
+					qualified.add(id)
+				}
 			}
 		default:
 			for _, id := range ids {
@@ -82,11 +91,6 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 	})
 	if err != nil {
 		return nil, err
-	}
-	for id, n := range sums {
-		if n >= need {
-			qualified.add(id)
-		}
 	}
 	if ids := slices.DeleteFunc(candidates.ids(), qualified.has); len(ids) > 0 {
 		if err := s.postsByText(ctx, q, ids, qualified); err != nil {
@@ -112,6 +116,14 @@ func (s *Store) postSet() *idSet {
 		return set
 	}
 	return new(idSet)
+}
+
+// postCounts is an empty count per post id, reused (Store.postCountSets).
+func (s *Store) postCounts() *[]uint8 {
+	if c, ok := s.postCountSets.Get().(*[]uint8); ok {
+		return c
+	}
+	return new([]uint8)
 }
 
 // termsQuery is an index query (an FTS5 MATCH expression, or a tsquery

@@ -73,10 +73,11 @@ type Store struct {
 	// keywords.
 	matches keywordMatches
 	// personSlots and hitLists are social mapping's per-person buffers
-	// (*[]int32, *[]engagerHit), and postSets its sets of qualifying posts
-	// (*idSet), reused: a query fills megabytes of them, and fresh memory
+	// (*[]int32, *[]engagerHit), postSets its sets of qualifying posts
+	// (*idSet) and postCountSets its counts of keyword mentions per post
+	// (*[]uint8), reused: a query fills megabytes of them, and fresh memory
 	// costs a page fault per page on first touch.
-	personSlots, hitLists, postSets sync.Pool
+	personSlots, hitLists, postSets, postCountSets sync.Pool
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….
