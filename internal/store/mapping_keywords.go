@@ -75,8 +75,8 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 				qualified.add(id)
 			}
 		case i < len(qualify)+len(count):
-			if len(ids) > 0 && ids[len(ids)-1] >= int64(len(*sums)) {
-				*sums = slices.Grow(*sums, int(ids[len(ids)-1])+1-len(*sums))[:ids[len(ids)-1]+1]
+			if n := len(ids); n > 0 && ids[n-1] >= int64(len(*sums)) {
+				*sums = append(*sums, make([]uint8, int(ids[n-1])+1-len(*sums))...)
 			}
 			for _, id := range ids {
 				if (*sums)[id]++; int((*sums)[id]) == need {
