@@ -52,3 +52,7 @@ func (s *Store) KeywordMatchesHeld() (entries, ids int) {
 	defer s.matches.mu.RUnlock()
 	return len(s.matches.entries), s.matches.ids
 }
+
+// AfterMatchFill runs f between asking the keyword index and bringing
+// what it said up to date.
+func (s *Store) AfterMatchFill(f func()) { s.afterMatchFill = f }

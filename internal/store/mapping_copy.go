@@ -43,53 +43,23 @@ func (s *Store) syncCopy(ctx context.Context, c *copyState, log string,
 	read func(tx *sql.Tx, changed string, args []any) (apply func(whole bool), err error)) error {
 	c.refresh.Lock()
 	defer c.refresh.Unlock()
-	// SQLite's WAL gives one snapshot from the first read on, and takes
-	// no isolation level.
-	opts := &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
-	if s.dialect == SQLite {
-		opts.Isolation = sql.LevelDefault
-	}
-	tx, err := s.read.BeginTx(ctx, opts)
+	tx, err := s.snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	var pos, pruned uint64
-	if s.dialect == Postgres {
-		var xmin, upto string
-		if err := tx.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text, upto::text FROM `+log+`_pruned`).
-			Scan(&xmin, &upto); err != nil {
-			return fmt.Errorf("log position: %w", err)
-		}
-		if pos, err = strconv.ParseUint(xmin, 10, 64); err == nil {
-			pruned, err = strconv.ParseUint(upto, 10, 64)
-		}
-		if err != nil {
-			return fmt.Errorf("log position: %w", err)
-		}
-	} else if err := tx.QueryRowContext(ctx,
-		`SELECT COALESCE((SELECT MAX(seq) FROM `+log+`), 0), upto FROM `+log+`_pruned`).Scan(&pos, &pruned); err != nil {
-		return fmt.Errorf("log position: %w", err)
+	pos, pruned, err := s.logPosition(ctx, tx, log)
+	if err != nil {
+		return err
 	}
 	c.mu.RLock()
-	// Pruning deleted rows the copy has not applied: on SQLite those after
-	// seq c.pos, on PostgreSQL those of transactions from xid c.pos on.
-	missed := pruned > c.pos
-	if s.dialect == Postgres {
-		missed = pruned >= c.pos
-	}
-	whole := !c.loaded || missed
+	whole := !c.loaded || s.prunedPast(pruned, c.pos)
 	from := c.pos
 	c.mu.RUnlock()
 
 	changed, args := "", []any(nil)
-	switch {
-	case whole:
-	case s.dialect == Postgres:
-		// Transactions at or above the last xmin may have committed since.
-		changed, args = `SELECT DISTINCT id FROM `+log+` WHERE xid >= $1::text::xid8`, []any{strconv.FormatUint(from, 10)}
-	default:
-		changed, args = `SELECT DISTINCT id FROM `+log+` WHERE seq > $1`, []any{int64(from)}
+	if !whole {
+		changed, args = s.changedSince(log, from)
 	}
 	apply, err := read(tx, changed, args)
 	if err != nil {
@@ -101,6 +71,62 @@ func (s *Store) syncCopy(ctx context.Context, c *copyState, log string,
 	c.mu.Unlock()
 	c.mu.RLock()
 	return nil
+}
+
+// snapshot begins a read-only transaction that reads one snapshot.
+func (s *Store) snapshot(ctx context.Context) (*sql.Tx, error) {
+	// SQLite's WAL gives one snapshot from the first read on, and takes
+	// no isolation level.
+	opts := &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+	if s.dialect == SQLite {
+		opts.Isolation = sql.LevelDefault
+	}
+	return s.read.BeginTx(ctx, opts)
+}
+
+// logPosition is where tx's snapshot stands in a log: on SQLite the last
+// seq it sees, on PostgreSQL the xmin of its snapshot (every transaction
+// below it had ended, so its rows are seen); and how far pruning went.
+func (s *Store) logPosition(ctx context.Context, tx *sql.Tx, log string) (pos, pruned uint64, err error) {
+	if s.dialect == Postgres {
+		var xmin, upto string
+		if err := tx.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text, upto::text FROM `+log+`_pruned`).
+			Scan(&xmin, &upto); err != nil {
+			return 0, 0, fmt.Errorf("log position: %w", err)
+		}
+		if pos, err = strconv.ParseUint(xmin, 10, 64); err == nil {
+			pruned, err = strconv.ParseUint(upto, 10, 64)
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("log position: %w", err)
+		}
+		return pos, pruned, nil
+	}
+	if err := tx.QueryRowContext(ctx,
+		`SELECT COALESCE((SELECT MAX(seq) FROM `+log+`), 0), upto FROM `+log+`_pruned`).Scan(&pos, &pruned); err != nil {
+		return 0, 0, fmt.Errorf("log position: %w", err)
+	}
+	return pos, pruned, nil
+}
+
+// prunedPast reports whether pruning deleted rows not applied by a reader
+// at pos: on SQLite those after seq pos, on PostgreSQL those of
+// transactions from xid pos on.
+func (s *Store) prunedPast(pruned, pos uint64) bool {
+	if s.dialect == Postgres {
+		return pruned >= pos
+	}
+	return pruned > pos
+}
+
+// changedSince is a subquery of the ids a log names after position pos
+// (logPosition), with its arguments.
+func (s *Store) changedSince(log string, pos uint64) (string, []any) {
+	if s.dialect == Postgres {
+		// Transactions at or above the xmin may have committed since.
+		return `SELECT DISTINCT id FROM ` + log + ` WHERE xid >= $1::text::xid8`, []any{strconv.FormatUint(pos, 10)}
+	}
+	return `SELECT DISTINCT id FROM ` + log + ` WHERE seq > $1`, []any{int64(pos)}
 }
 
 // rowChunks collects the rows a copy read, in chunks: a whole table is

@@ -530,3 +530,39 @@ func TestKeywordMatchesEvicted(t *testing.T) {
 		})
 	}
 }
+
+// The keyword index is asked outside the lock that keeps the matches up to
+// date, in a snapshot of its own: what is written between that snapshot
+// and the update is decided too.
+func TestKeywordMatchesFilledApart(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			f := newMappingFixture(t, engine)
+			setText := `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
+			if engine == store.Postgres {
+				setText = `UPDATE pronet_posts SET record = jsonb_set(record, '{text}', to_jsonb($1::text)) WHERE urn = $2`
+			}
+			writes := 0
+			f.s.AfterMatchFill(func() {
+				if writes++; writes > 1 {
+					return
+				}
+				for post, text := range map[string]string{"P7": "nothing to see", "P8": "RevOps and #revops: pipeline hygiene, revops at scale"} {
+					if _, err := f.s.DB().ExecContext(ctx, setText, text, fxPostURN(post)); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+			// Asked for revops and the phrase, which the writes change.
+			q := mapping.Query{Keywords: []string{"revops", "pipeline hygiene"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
+			if _, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+				t.Fatal(err)
+			}
+			if writes != 1 {
+				t.Fatalf("the index was asked %d times, want once", writes)
+			}
+			checkOracle(t, f.s, "written while the index was asked")
+		})
+	}
+}

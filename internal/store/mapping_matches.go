@@ -81,61 +81,84 @@ type postText struct {
 }
 
 // matchPosts calls fn with the posts each of queries matches (ascending;
-// fn must not keep them), from the entries, filling those missing from
-// the database.
+// fn must not keep them), from the entries, asking the index for those
+// missing.
 func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i int, ids []int64)) error {
 	if len(queries) == 0 {
 		return nil
 	}
 	c := &s.matches
-	err := s.syncCopy(ctx, &c.copyState, postsLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
+	// The index is asked outside the lock that brings the entries up to
+	// date (a typical keyword takes 0.1-0.25 s on PostgreSQL, and every
+	// other query would wait), in a snapshot of its own, caught up below.
+	c.mu.RLock()
+	var missing []indexQuery
+	for _, q := range queries {
+		if _, ok := c.entries[q.key()]; !ok {
+			missing = append(missing, q)
+		}
+	}
+	c.mu.RUnlock()
+	fills, filledAt, err := s.askIndexApart(ctx, missing)
+	if err != nil {
+		return fmt.Errorf("keyword matches: %w", err)
+	}
+	if s.afterMatchFill != nil && fills != nil {
+		s.afterMatchFill()
+	}
+	err = s.syncCopy(ctx, &c.copyState, postsLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
 		var texts []postText
 		if changed != "" && len(c.entries) > 0 {
 			var err error
-			texts, err = readTexts(ctx, tx, `SELECT l.id, m.id IS NOT NULL, COALESCE(p.text, '')
-			  FROM (`+changed+`) l LEFT JOIN mapping_posts m ON m.id = l.id LEFT JOIN pronet_posts p ON p.urn = m.urn
-			 LIMIT `+strconv.Itoa(maxChangedPosts+1), args)
-			if err != nil {
-				return nil, fmt.Errorf("changed posts: %w", err)
+			if texts, err = changedTexts(ctx, tx, changed, args); err != nil {
+				return nil, err
 			}
 		}
 		forget := changed == "" || len(texts) > maxChangedPosts
-		// The entries only change under the refresh lock this holds.
-		fills := map[string]*matchEntry{}
-		var pending []postText
-		for _, q := range queries {
-			key := q.key()
-			if _, ok := c.entries[key]; ok && !forget || fills[key] != nil {
-				continue
-			}
-			if pending == nil {
-				var err error
-				if pending, err = readTexts(ctx, tx, `SELECT m.id, TRUE, p.text FROM mapping_posts m JOIN pronet_posts p ON p.urn = m.urn WHERE `+s.pending("m"), nil); err != nil {
-					return nil, fmt.Errorf("pending posts: %w", err)
-				}
-				pending = slices.Clip(pending) // not nil: read once
-			}
-			ids, err := s.indexMatches(ctx, tx, q.text)
+		// The fills have not seen what changed after their snapshot.
+		var late []postText
+		if len(fills) > 0 {
+			_, pruned, err := s.logPosition(ctx, tx, postsLog)
 			if err != nil {
 				return nil, err
 			}
-			for _, p := range pending {
-				if q.mentions(p.text) {
-					ids = append(ids, p.id)
+			if !s.prunedPast(pruned, filledAt) {
+				query, args := s.changedSince(postsLog, filledAt)
+				if late, err = changedTexts(ctx, tx, query, args); err != nil {
+					return nil, err
 				}
 			}
-			slices.Sort(ids)
-			fills[key] = &matchEntry{query: q, ids: slices.Compact(ids)}
+			if s.prunedPast(pruned, filledAt) || len(late) > maxChangedPosts {
+				fills = nil
+			}
+		}
+		// What is still missing (the fills dropped, or entries emptied or
+		// evicted meanwhile) is asked in this snapshot. The entries only
+		// change under the refresh lock this holds.
+		var still []indexQuery
+		for _, q := range queries {
+			if _, ok := c.entries[q.key()]; fills[q.key()] == nil && (forget || !ok) {
+				still = append(still, q)
+			}
+		}
+		more, err := s.askIndex(ctx, tx, still)
+		if err != nil {
+			return nil, err
 		}
 		return func(bool) {
 			if forget {
 				c.entries, c.ids = map[string]*matchEntry{}, 0
 			} else {
-				c.decide(texts)
+				for _, e := range c.entries {
+					c.ids += e.decide(texts)
+				}
 			}
 			for key, e := range fills {
-				c.entries[key] = e
-				c.ids += len(e.ids)
+				e.decide(late)
+				c.put(key, e)
+			}
+			for key, e := range more {
+				c.put(key, e)
 			}
 			c.uses++
 			for _, q := range queries {
@@ -154,22 +177,95 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 	return nil
 }
 
-// decide puts each changed post in the entries whose keyword its text
-// mentions often enough, and takes it out of the others (under mu).
-func (c *keywordMatches) decide(texts []postText) {
-	for _, p := range texts {
-		for _, e := range c.entries {
-			i, in := slices.BinarySearch(e.ids, p.id)
-			switch mentions := p.present && e.query.mentions(p.text); {
-			case mentions && !in:
-				e.ids = slices.Insert(e.ids, i, p.id)
-				c.ids++
-			case !mentions && in:
-				e.ids = slices.Delete(e.ids, i, i+1)
-				c.ids--
+// askIndexApart asks the index for queries in a snapshot of its own and
+// returns the entries and the snapshot's position in mapping_posts_log.
+func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[string]*matchEntry, uint64, error) {
+	if len(queries) == 0 {
+		return nil, 0, nil
+	}
+	tx, err := s.snapshot(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	pos, _, err := s.logPosition(ctx, tx, postsLog) // the first read: it fixes the snapshot
+	if err != nil {
+		return nil, 0, err
+	}
+	fills, err := s.askIndex(ctx, tx, queries)
+	return fills, pos, err
+}
+
+// askIndex makes the entries of queries in tx's snapshot: the posts the
+// index matches, and the pending posts whose text mentions the keyword.
+func (s *Store) askIndex(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
+	fills := map[string]*matchEntry{}
+	var pending []postText
+	for _, q := range queries {
+		key := q.key()
+		if fills[key] != nil {
+			continue
+		}
+		if pending == nil {
+			var err error
+			if pending, err = readTexts(ctx, tx, `SELECT m.id, TRUE, p.text FROM mapping_posts m JOIN pronet_posts p ON p.urn = m.urn WHERE `+s.pending("m"), nil); err != nil {
+				return nil, fmt.Errorf("pending posts: %w", err)
+			}
+			pending = slices.Clip(pending) // not nil: read once
+		}
+		ids, err := s.indexMatches(ctx, tx, q.text)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pending {
+			if q.mentions(p.text) {
+				ids = append(ids, p.id)
 			}
 		}
+		slices.Sort(ids)
+		fills[key] = &matchEntry{query: q, ids: slices.Compact(ids)}
 	}
+	return fills, nil
+}
+
+// changedTexts reads the posts the subquery changed names, at most
+// maxChangedPosts + 1 of them.
+func changedTexts(ctx context.Context, tx *sql.Tx, changed string, args []any) ([]postText, error) {
+	texts, err := readTexts(ctx, tx, `SELECT l.id, m.id IS NOT NULL, COALESCE(p.text, '')
+	  FROM (`+changed+`) l LEFT JOIN mapping_posts m ON m.id = l.id LEFT JOIN pronet_posts p ON p.urn = m.urn
+	 LIMIT `+strconv.Itoa(maxChangedPosts+1), args)
+	if err != nil {
+		return nil, fmt.Errorf("changed posts: %w", err)
+	}
+	return texts, nil
+}
+
+// put keeps e under key, in place of any entry there.
+func (c *keywordMatches) put(key string, e *matchEntry) {
+	if old, ok := c.entries[key]; ok {
+		c.ids -= len(old.ids)
+	}
+	c.entries[key] = e
+	c.ids += len(e.ids)
+}
+
+// decide puts each changed post in the entry when its text mentions the
+// keyword often enough, and takes it out otherwise; it returns how many
+// ids the entry gained.
+func (e *matchEntry) decide(texts []postText) int {
+	n := 0
+	for _, p := range texts {
+		i, in := slices.BinarySearch(e.ids, p.id)
+		switch mentions := p.present && e.query.mentions(p.text); {
+		case mentions && !in:
+			e.ids = slices.Insert(e.ids, i, p.id)
+			n++
+		case !mentions && in:
+			e.ids = slices.Delete(e.ids, i, i+1)
+			n--
+		}
+	}
+	return n
 }
 
 // evict drops the least recently used entries while they hold more than

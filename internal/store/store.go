@@ -70,8 +70,10 @@ type Store struct {
 	// authors is creator discovery's copy of the posts' dates and authors.
 	authors postAuthors
 	// matches holds the posts the keyword index matched for the queries'
-	// keywords.
-	matches keywordMatches
+	// keywords; afterMatchFill, for tests, runs between asking the index
+	// and bringing what it said up to date.
+	matches        keywordMatches
+	afterMatchFill func()
 	// personSlots and hitLists are social mapping's per-person buffers
 	// (*[]int32, *[]engagerHit), postSets its sets of qualifying posts
 	// (*idSet) and postCountSets its counts of keyword mentions per post
