@@ -187,7 +187,7 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 	if err != nil {
 		return nil, 0, err
 	}
-	defer tx.Rollback() //nolint:errcheck // read-only
+	defer tx.Rollback()                             //nolint:errcheck // read-only
 	pos, _, err := s.logPosition(ctx, tx, postsLog) // the first read: it fixes the snapshot
 	if err != nil {
 		return nil, 0, err
