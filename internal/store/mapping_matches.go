@@ -187,8 +187,9 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 	if err != nil {
 		return nil, 0, err
 	}
-	defer tx.Rollback()                             //nolint:errcheck // read-only
-	pos, _, err := s.logPosition(ctx, tx, postsLog) // the first read: it fixes the snapshot
+	defer tx.Rollback() //nolint:errcheck // read-only
+	// The first read: it fixes the snapshot.
+	pos, _, err := s.logPosition(ctx, tx, postsLog)
 	if err != nil {
 		return nil, 0, err
 	}
