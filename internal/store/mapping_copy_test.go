@@ -66,17 +66,13 @@ func TestMappingCopiesAcrossPruning(t *testing.T) {
 		name: "keyword matches", log: "mapping_posts_log",
 		change: func(t *testing.T, f *mappingFixture, n int) (string, []any) {
 			// Posts' text changes: the entries must decide them again.
-			setText := `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
-			if f.s.Dialect() == store.Postgres {
-				setText = `UPDATE pronet_posts SET record = jsonb_set(record, '{text}', to_jsonb($1::text)) WHERE urn = $2`
-			}
 			texts := map[string]string{"P7": "nothing to see"}
 			if n == 2 {
 				texts = map[string]string{"P8": "RevOps, #revops and sales ops: revops", "P1": "cold email only"}
 			}
 			var urns []any
 			for post, text := range texts {
-				if _, err := f.s.DB().ExecContext(context.Background(), setText, text, fxPostURN(post)); err != nil {
+				if _, err := f.s.DB().ExecContext(context.Background(), setPostText(f.s.Dialect()), text, fxPostURN(post)); err != nil {
 					t.Fatal(err)
 				}
 				urns = append(urns, fxPostURN(post))

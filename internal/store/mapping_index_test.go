@@ -35,10 +35,9 @@ func TestMappingIndexNeverStale(t *testing.T) {
 					t.Fatalf("%s: %v", query, err)
 				}
 			}
-			setText := `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
+			setText := setPostText(engine)
 			setReactions := `UPDATE pronet_posts SET record = json_set(record, '$.totalReactionCount', $1) WHERE urn = $2`
 			if engine == store.Postgres {
-				setText = `UPDATE pronet_posts SET record = jsonb_set(record, '{text}', to_jsonb($1::text)) WHERE urn = $2`
 				setReactions = `UPDATE pronet_posts SET record = jsonb_set(record, '{totalReactionCount}', to_jsonb($1::bigint)) WHERE urn = $2`
 			}
 			checkOracle(t, f.s, "collected")
@@ -539,10 +538,7 @@ func TestKeywordMatchesFilledApart(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			f := newMappingFixture(t, engine)
-			setText := `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
-			if engine == store.Postgres {
-				setText = `UPDATE pronet_posts SET record = jsonb_set(record, '{text}', to_jsonb($1::text)) WHERE urn = $2`
-			}
+			setText := setPostText(engine)
 			writes := 0
 			f.s.AfterMatchFill(func() {
 				if writes++; writes > 1 {
@@ -565,4 +561,13 @@ func TestKeywordMatchesFilledApart(t *testing.T) {
 			checkOracle(t, f.s, "written while the index was asked")
 		})
 	}
+}
+
+// setPostText is SQL that changes a post's text behind the writers' back
+// ($1 the text, $2 the post's URN).
+func setPostText(d store.Dialect) string {
+	if d == store.Postgres {
+		return `UPDATE pronet_posts SET record = jsonb_set(record, '{text}', to_jsonb($1::text)) WHERE urn = $2`
+	}
+	return `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
 }
