@@ -15,7 +15,9 @@
 // (store.WithMappingSteps): the keyword match, the engagements to one row
 // per person (the distinct count without filters), the filters, the page;
 // and how many qualifying engagements each query has, from which
-// TRAWL_MAPPING_MAX_CANDIDATES is chosen.
+// TRAWL_MAPPING_MAX_CANDIDATES is chosen. Each query and page starts with
+// the process's keyword matches emptied, and that first call, which asks
+// the keyword index, is printed apart from the timed ones.
 //
 //	go run ./bench/mapping -engine sqlite -scale 0.1
 //	go run ./bench/mapping -engine postgres -scale 0.1
@@ -718,9 +720,10 @@ const maxCandidates = math.MaxInt32
 
 // measure times warmup+n sequential calls for the scenario's page and keeps
 // the last n; the first call starts with the keyword matches forgotten
-// (store.ForgetKeywordMatches) and is reported apart. Every answer must have the exact total and a well-formed
-// page: the right length, one result per person, newest first, each
-// passing the filters; the check is not timed.
+// (store.ForgetKeywordMatches) and is reported apart. Every answer must
+// have the exact total and a well-formed page: the right length, one
+// result per person, newest first, each passing the filters; the check is
+// not timed.
 func measure(ctx context.Context, st *store.Store, sc []scenario, i int, p pageSpec, want int64, warmup, n int, budget time.Duration) (result, error) {
 	q := sc[i].q
 	q.Page, q.PageSize = p.page, p.size
