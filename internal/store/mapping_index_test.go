@@ -571,3 +571,31 @@ func setPostText(d store.Dialect) string {
 	}
 	return `UPDATE pronet_posts SET record = json_set(record, '$.text', $1) WHERE urn = $2`
 }
+
+// A process warms the matches of its topics' keywords, so that a query
+// over them does not ask the index.
+func TestWarmKeywordMatches(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			f := newMappingFixture(t, engine)
+			f.s.ForgetKeywordMatches()
+			if asked, err := f.s.WarmKeywordMatches(ctx); err != nil || asked != 3 {
+				t.Fatalf("asked about %d keywords, %v; want the topics' 3", asked, err)
+			}
+			if entries, _ := f.s.KeywordMatchesHeld(); entries != 3 {
+				t.Errorf("%d entries held, want 3", entries)
+			}
+			asked := 0
+			f.s.AfterMatchFill(func() { asked++ })
+			q := mapping.Query{Keywords: []string{" RevOps", "pipeline hygiene"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
+			if _, total, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil || total == 0 {
+				t.Fatalf("%d people, %v", total, err)
+			}
+			if asked != 0 {
+				t.Errorf("the index was asked %d times over the topics' keywords", asked)
+			}
+			checkOracle(t, f.s, "warmed")
+		})
+	}
+}

@@ -31,12 +31,7 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 		*to = append(*to, indexQuery{keyword: keyword, level: level, text: s.termsQuery(k, level)})
 	}
 	for _, keyword := range q.Keywords {
-		k := mapping.PlanKeyword(keyword)
-		if k.Kind == mapping.KeywordPhrase && k.Pair != "" && s.dialect == SQLite {
-			// Two different words: counted like a word, by its pair
-			// lexeme (mapping.TSVector says why not on PostgreSQL).
-			k = mapping.Keyword{Kind: mapping.KeywordCounted, Lexemes: []string{k.Pair}}
-		}
+		k := s.planKeyword(keyword)
 		switch {
 		case k.Kind == mapping.KeywordNone:
 		case k.Kind == mapping.KeywordLoose, k.Kind == mapping.KeywordPhrase && k.Pair == "" && need > 1:
@@ -107,6 +102,17 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 		}
 	}
 	return qualified.ids(), nil
+}
+
+// planKeyword is how this engine's index is asked about keyword.
+func (s *Store) planKeyword(keyword string) mapping.Keyword {
+	k := mapping.PlanKeyword(keyword)
+	if k.Kind == mapping.KeywordPhrase && k.Pair != "" && s.dialect == SQLite {
+		// Two different words: counted like a word, by its pair lexeme
+		// (mapping.TSVector says why not on PostgreSQL).
+		k = mapping.Keyword{Kind: mapping.KeywordCounted, Lexemes: []string{k.Pair}}
+	}
+	return k
 }
 
 // postSet is an empty set of posts, reused (Store.postSets).

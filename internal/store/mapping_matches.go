@@ -3,12 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/topic"
 )
 
 // keywordMatches keeps, in this process, the posts each keyword index query
@@ -269,14 +271,18 @@ func (e *matchEntry) decide(texts []postText) int {
 	return n
 }
 
+// bound is the most post ids the entries hold.
+func (c *keywordMatches) bound() int {
+	if c.limit > 0 {
+		return c.limit
+	}
+	return maxMatchIDs
+}
+
 // evict drops the least recently used entries while they hold more than
 // the limit, never those of the lookup being answered.
 func (c *keywordMatches) evict() {
-	limit := c.limit
-	if limit == 0 {
-		limit = maxMatchIDs
-	}
-	for c.ids > limit {
+	for c.ids > c.bound() {
 		var oldest *matchEntry
 		for _, e := range c.entries {
 			if e.used < c.uses && (oldest == nil || e.used < oldest.used) {
@@ -289,6 +295,63 @@ func (c *keywordMatches) evict() {
 		delete(c.entries, oldest.query.key())
 		c.ids -= len(oldest.ids)
 	}
+}
+
+// WarmKeywordMatches asks the keyword index about the keywords of the
+// deployment's topics, newest topics first, as a query of strength 1
+// would, while the entries hold less than half their bound: the pool is
+// what those keywords collected, so social mapping and creator queries
+// tend to ask about them, and their first call then skips the index.
+// trawl serve runs it at start-up, after loading the copies. It returns
+// how many keywords it asked about.
+func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT definition FROM topics ORDER BY created_at DESC`)
+	if err != nil {
+		return 0, fmt.Errorf("store: warm keyword matches: %w", err)
+	}
+	var queries []indexQuery
+	seen := map[string]bool{}
+	for rows.Next() {
+		var (
+			raw []byte
+			d   topic.Definition
+		)
+		if err := rows.Scan(&raw); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("store: warm keyword matches: %w", err)
+		}
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		for _, keyword := range slices.Concat(d.Keywords, d.KeywordsAnd) {
+			if k := s.planKeyword(keyword); k.Kind != mapping.KeywordNone {
+				q := indexQuery{keyword: keyword, level: 1, text: s.termsQuery(k, 1)}
+				if !seen[q.key()] {
+					seen[q.key()] = true
+					queries = append(queries, q)
+				}
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("store: warm keyword matches: %w", err)
+	}
+	c := &s.matches
+	asked := 0
+	for batch := range slices.Chunk(queries, 16) {
+		c.mu.RLock()
+		full := c.ids >= c.bound()/2
+		c.mu.RUnlock()
+		if full {
+			break
+		}
+		if err := s.matchPosts(ctx, batch, func(int, []int64) {}); err != nil {
+			return asked, fmt.Errorf("store: warm keyword matches: %w", err)
+		}
+		asked += len(batch)
+	}
+	return asked, nil
 }
 
 // ForgetKeywordMatches empties this process's entries of keyword matches,
