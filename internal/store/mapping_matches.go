@@ -32,8 +32,9 @@ import (
 type keywordMatches struct {
 	copyState
 	entries map[string]*matchEntry
-	// ids is how many post ids the entries hold, at most limit (0:
-	// maxMatchIDs) but for the entries of the query being answered.
+	// ids is how many post ids the entries hold, at most bound() but for
+	// the entries of the query being answered; limit, when set (tests),
+	// is the bound instead of maxMatchIDs.
 	ids, limit int
 	// uses numbers the lookups, to evict the least recently used entry.
 	uses uint64
@@ -280,7 +281,7 @@ func (c *keywordMatches) bound() int {
 }
 
 // evict drops the least recently used entries while they hold more than
-// the limit, never those of the lookup being answered.
+// the bound, never those of the lookup being answered.
 func (c *keywordMatches) evict() {
 	for c.ids > c.bound() {
 		var oldest *matchEntry
