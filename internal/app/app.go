@@ -129,8 +129,18 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			if err := st.LoadMappingCopies(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("social mapping copies not loaded ahead; the first query loads them", "err", err)
 			}
-			if _, err := st.WarmKeywordMatches(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("topics' keyword matches not asked ahead; the first query over each asks the index", "err", err)
+			// Then on every tick: a topic created since, by any process.
+			tick := time.NewTicker(cfg.TickInterval)
+			defer tick.Stop()
+			for {
+				if _, err := st.WarmKeywordMatches(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("topics' keyword matches not asked ahead; the first query over each asks the index", "err", err)
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
 			}
 		}()
 		fmt.Fprintf(opts.Stdout, "Trawl is listening on http://%s (role %s, database %s)\n", ln.Addr(), cfg.Role, st.Dialect())

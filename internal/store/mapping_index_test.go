@@ -596,6 +596,28 @@ func TestWarmKeywordMatches(t *testing.T) {
 				t.Errorf("the index was asked %d times over the topics' keywords", asked)
 			}
 			checkOracle(t, f.s, "warmed")
+
+			// The next warm-up (each tick of trawl serve) asks only about a
+			// topic created since.
+			if asked, err := f.s.WarmKeywordMatches(ctx); err != nil || asked != 0 {
+				t.Fatalf("warmed again: asked about %d keywords, %v; want none", asked, err)
+			}
+			playbooks := &topic.Topic{AccountID: f.account.ID, Name: "playbooks", Definition: topic.Definition{Keywords: []string{"revops", "Playbook"},
+				TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy}}
+			if err := f.s.CreateTopic(ctx, playbooks, 0); err != nil {
+				t.Fatal(err)
+			}
+			if asked, err := f.s.WarmKeywordMatches(ctx); err != nil || asked != 1 {
+				t.Fatalf("after a new topic: asked about %d keywords, %v; want its new one", asked, err)
+			}
+			asked = 0
+			q = mapping.Query{Keywords: []string{"playbook"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
+			if _, total, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil || total == 0 {
+				t.Fatalf("%d people, %v", total, err)
+			}
+			if asked != 0 {
+				t.Errorf("the index was asked %d times over the new topic's keyword", asked)
+			}
 		})
 	}
 }

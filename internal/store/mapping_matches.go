@@ -299,12 +299,15 @@ func (c *keywordMatches) evict() {
 }
 
 // WarmKeywordMatches asks the keyword index about the keywords of the
-// deployment's topics, newest topics first, as a query of strength 1
-// would, while the entries hold less than half their bound: the pool is
-// what those keywords collected, so social mapping and creator queries
-// tend to ask about them, and their first call then skips the index.
-// trawl serve runs it at start-up, after loading the copies. It returns
-// how many keywords it asked about.
+// deployment's topics that this process holds no entry for, newest topics
+// first, as a query of strength 1 would, while the entries hold less than
+// half their bound: the pool is what those keywords collected, so social
+// mapping and creator queries tend to ask about them, and their first call
+// then skips the index. Entries held already are left as they are (their
+// place in the eviction order is what queries made it). trawl serve runs
+// it at start-up, after loading the copies, and then on every tick, so a
+// topic created by any process has its keywords asked about within a
+// tick. It returns how many keywords it asked about.
 func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT definition FROM topics ORDER BY created_at DESC`)
 	if err != nil {
@@ -339,6 +342,9 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("store: warm keyword matches: %w", err)
 	}
 	c := &s.matches
+	c.mu.RLock()
+	queries = slices.DeleteFunc(queries, func(q indexQuery) bool { return c.entries[q.key()] != nil })
+	c.mu.RUnlock()
 	asked := 0
 	for batch := range slices.Chunk(queries, 16) {
 		c.mu.RLock()
