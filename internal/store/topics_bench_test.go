@@ -126,14 +126,16 @@ func (g *hydrationGen) found(n int, at time.Time) []topic.Found {
 // second of SaveHydration (people upserted, engagements inserted, linked to
 // the topic, billed, outbox events written), on every engine under test.
 // One op is the first hydration of one post with 200 engagements. "serial"
-// stores one post after another; "workers-4" four at once, as the job
-// workers do (they run up to ten jobs at a time).
+// stores one post after another; "workers-4" four at once and
+// "workers-10" ten, as many as a process's job workers run (most of their
+// time goes to the provider, so fewer store at once).
 //
 //	go test ./internal/store -run '^$' -bench SaveHydration -benchtime 500x
 func BenchmarkSaveHydration(b *testing.B) {
 	for _, engine := range storetest.Engines() {
 		b.Run(string(engine)+"/serial", func(b *testing.B) { benchSaveHydration(b, engine, 1) })
 		b.Run(string(engine)+"/workers-4", func(b *testing.B) { benchSaveHydration(b, engine, 4) })
+		b.Run(string(engine)+"/workers-10", func(b *testing.B) { benchSaveHydration(b, engine, 10) })
 	}
 }
 
