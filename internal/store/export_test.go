@@ -56,3 +56,13 @@ func (s *Store) KeywordMatchesHeld() (entries, ids int) {
 // AfterMatchFill runs f between asking the keyword index and bringing
 // what it said up to date.
 func (s *Store) AfterMatchFill(f func()) { s.afterMatchFill = f }
+
+// IndexAsks is how many times this process asked the keyword index.
+func (s *Store) IndexAsks() int64 { return s.matches.indexAsks.Load() }
+
+// SharedMatchKey is the key under which the processes share the posts a
+// keyword matched at level.
+func (s *Store) SharedMatchKey(keyword string, level int) string {
+	k := s.planKeyword(keyword)
+	return sharedKey(indexQuery{keyword: keyword, level: level, text: s.termsQuery(k, level)})
+}

@@ -199,7 +199,7 @@ func (s *Store) PruneMappingLog(ctx context.Context) (int64, error) {
 		}
 		total += n
 	}
-	return total, nil
+	return total, s.pruneSharedMatches(ctx)
 }
 
 func (s *Store) pruneLog(ctx context.Context, log string) (int64, error) {

@@ -563,6 +563,75 @@ func TestKeywordMatchesFilledApart(t *testing.T) {
 	}
 }
 
+// On PostgreSQL the processes share what they asked the keyword index: a
+// process missing an entry loads another's and decides the posts logged
+// since; an entry whose log was pruned past is deleted, or if stored
+// anyway, not used. SQLite's processes each ask for themselves.
+func TestKeywordMatchesShared(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			f := newMappingFixture(t, engine)
+			q := mapping.Query{Keywords: []string{"revops", "pipeline hygiene"}, Days: 30, Strength: 1, Page: 1, PageSize: 50}
+			if _, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+				t.Fatal(err)
+			}
+			// Texts change after the first process asked.
+			for post, text := range map[string]string{"P8": "Big news: #RevOps and pipeline hygiene", "P2": "our playbook"} {
+				if _, err := f.s.DB().ExecContext(ctx, setPostText(engine), text, fxPostURN(post)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantAsks := int64(0)
+			if engine == store.SQLite {
+				wantAsks = 1
+			}
+			other := storetest.OpenURL(t, f.url, f.now)
+			if _, _, err := other.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+				t.Fatal(err)
+			}
+			if got := other.IndexAsks(); got != wantAsks {
+				t.Errorf("another process asked the index %d times, want %d", got, wantAsks)
+			}
+			checkOracle(t, other, "loaded from another process")
+			if engine != store.Postgres {
+				return
+			}
+
+			// Pruning the log past the stored entries deletes them.
+			fill := `INSERT INTO mapping_posts_log (id) SELECT -1 FROM generate_series(1, 100050)`
+			if _, err := f.s.DB().ExecContext(ctx, fill); err != nil {
+				t.Fatal(err)
+			}
+			awaitRowsPrunable(t, f.s.DB(), "mapping_posts_log")
+			if _, err := f.s.PruneMappingLog(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var stored int
+			if err := f.s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM mapping_keyword_matches`).Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if stored != 0 {
+				t.Errorf("%d entries stored after the log was pruned past them, want none", stored)
+			}
+			// One stored anyway at a pruned position (no post at all) is
+			// not used.
+			if _, err := f.s.DB().ExecContext(ctx, `INSERT INTO mapping_keyword_matches (key, position, ids)
+				SELECT key, 1, ''::bytea FROM (VALUES ($1), ($2)) k(key)`, f.s.SharedMatchKey("revops", 1), f.s.SharedMatchKey("pipeline hygiene", 1)); err != nil {
+				t.Fatal(err)
+			}
+			third := storetest.OpenURL(t, f.url, f.now)
+			if _, _, err := third.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+				t.Fatal(err)
+			}
+			if third.IndexAsks() == 0 {
+				t.Error("a process used entries stored at a position the log was pruned past")
+			}
+			checkOracle(t, third, "stored entries pruned past")
+		})
+	}
+}
+
 // setPostText is SQL that changes a post's text behind the writers' back
 // ($1 the text, $2 the post's URN).
 func setPostText(d store.Dialect) string {

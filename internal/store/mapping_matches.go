@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/topic"
@@ -38,6 +39,8 @@ type keywordMatches struct {
 	ids, limit int
 	// uses numbers the lookups, to evict the least recently used entry.
 	uses uint64
+	// indexAsks counts the times the index was asked (tests).
+	indexAsks atomic.Int64
 }
 
 // maxMatchIDs bounds the entries: 64 MiB of post ids. A typical query's
@@ -192,18 +195,39 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
 	// The first read: it fixes the snapshot.
-	pos, _, err := s.logPosition(ctx, tx, postsLog)
+	pos, pruned, err := s.logPosition(ctx, tx, postsLog)
 	if err != nil {
 		return nil, 0, err
 	}
-	fills, err := s.askIndex(ctx, tx, queries)
-	return fills, pos, err
+	fills := map[string]*matchEntry{}
+	if s.sharesMatches() {
+		if queries, err = s.loadSharedMatches(ctx, tx, queries, pruned, fills); err != nil {
+			return nil, 0, err
+		}
+	}
+	asked, err := s.askIndex(ctx, tx, queries)
+	if err != nil {
+		return nil, 0, err
+	}
+	if s.sharesMatches() {
+		// Before the entries change: they are stored as of pos.
+		if err := s.shareMatches(ctx, asked, pos); err != nil {
+			return nil, 0, err
+		}
+	}
+	for key, e := range asked {
+		fills[key] = e
+	}
+	return fills, pos, nil
 }
 
 // askIndex makes the entries of queries in tx's snapshot: the posts the
 // index matches, and the pending posts whose text mentions the keyword.
 func (s *Store) askIndex(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
 	fills := map[string]*matchEntry{}
+	if len(queries) > 0 {
+		s.matches.indexAsks.Add(1)
+	}
 	var pending []postText
 	for _, q := range queries {
 		key := q.key()

@@ -159,6 +159,8 @@ const fxAllocation = 1 << 40
 
 type mappingFixture struct {
 	s       *store.Store
+	url     string // the database's, for other processes
+	now     func() time.Time
 	account auth.Account
 }
 
@@ -188,8 +190,9 @@ func newMappingFixture(t *testing.T, engine store.Dialect) *mappingFixture {
 	t.Helper()
 	ctx := context.Background()
 	clk := clock.NewFake(mapNow.Add(-20 * day))
-	s := storetest.Open(t, engine, clk.Now)
-	f := &mappingFixture{s: s, account: auth.Account{Name: "mapping", Plan: auth.PlanEnterprise}}
+	url := storetest.DatabaseURL(t, engine)
+	s := storetest.OpenURL(t, url, clk.Now)
+	f := &mappingFixture{s: s, url: url, now: clk.Now, account: auth.Account{Name: "mapping", Plan: auth.PlanEnterprise}}
 	if err := s.CreateAccount(ctx, &f.account); err != nil {
 		t.Fatal(err)
 	}

@@ -71,11 +71,19 @@ func DatabaseURL(t testing.TB, engine store.Dialect) string {
 // given clock (time.Now when nil), closed when the test ends.
 func Open(t testing.TB, engine store.Dialect, now func() time.Time) *store.Store {
 	t.Helper()
+	return OpenURL(t, DatabaseURL(t, engine), now)
+}
+
+// OpenURL returns a migrated store on the database at databaseURL (from
+// DatabaseURL), closed when the test ends: another process's view of a
+// database that a store of Open's uses.
+func OpenURL(t testing.TB, databaseURL string, now func() time.Time) *store.Store {
+	t.Helper()
 	if now == nil {
 		now = time.Now
 	}
 	ctx := context.Background()
-	s, err := store.Open(ctx, DatabaseURL(t, engine), now)
+	s, err := store.Open(ctx, databaseURL, now)
 	if err != nil {
 		t.Fatalf("storetest: open: %v", err)
 	}
