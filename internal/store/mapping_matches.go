@@ -386,8 +386,9 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 }
 
 // ForgetKeywordMatches empties this process's entries of keyword matches,
-// so that the next query asks the keyword index (bench/mapping times such
-// first calls).
+// so that the next query asks the keyword index, or on PostgreSQL loads
+// those the processes share (ForgetSharedKeywordMatches empties those):
+// bench/mapping times such first calls.
 func (s *Store) ForgetKeywordMatches() {
 	c := &s.matches
 	c.refresh.Lock()
