@@ -22,7 +22,7 @@ func (s *Store) Spend(ctx context.Context, accountID string, feature credits.Fea
 	var bal credits.Balance
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		bal, err = spendTx(ctx, tx, Charge{AccountID: accountID, Feature: feature, Amount: amount, Allocation: allocation, Reference: reference}, s.now())
+		bal, err = s.spendTx(ctx, tx, Charge{AccountID: accountID, Feature: feature, Amount: amount, Allocation: allocation, Reference: reference}, s.now())
 		return err
 	})
 	if err != nil {
@@ -41,16 +41,16 @@ type Charge struct {
 	Reference  string
 }
 
-func spendTx(ctx context.Context, tx *sql.Tx, c Charge, now time.Time) (credits.Balance, error) {
+func (s *Store) spendTx(ctx context.Context, tx *sql.Tx, c Charge, now time.Time) (credits.Balance, error) {
 	period := credits.PeriodStart(now)
 	bal := credits.Balance{PeriodStart: period}
-	if err := ensurePeriod(ctx, tx, c.AccountID, period, c.Allocation); err != nil {
+	if err := s.ensurePeriod(ctx, tx, c.AccountID, period, c.Allocation); err != nil {
 		return bal, err
 	}
 	// The condition and the increment are one statement: on PostgreSQL a
 	// concurrent spend waits for the row lock and re-checks the condition
 	// against the committed value; on SQLite writers are serialised.
-	err := tx.QueryRowContext(ctx,
+	err := s.queryRowTx(ctx, tx,
 		`UPDATE credit_periods SET used = used + $3
 		  WHERE account_id = $1 AND period_start = $2 AND used + $3 <= allocation
 		  RETURNING allocation, used`,
@@ -61,7 +61,7 @@ func spendTx(ctx context.Context, tx *sql.Tx, c Charge, now time.Time) (credits.
 	if err != nil {
 		return bal, fmt.Errorf("update balance: %w", err)
 	}
-	_, err = tx.ExecContext(ctx,
+	_, err = s.execTx(ctx, tx,
 		`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		NewID(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now))
 	if err != nil {
@@ -70,8 +70,8 @@ func spendTx(ctx context.Context, tx *sql.Tx, c Charge, now time.Time) (credits.
 	return bal, nil
 }
 
-func ensurePeriod(ctx context.Context, tx *sql.Tx, accountID string, period time.Time, allocation int64) error {
-	_, err := tx.ExecContext(ctx,
+func (s *Store) ensurePeriod(ctx context.Context, tx *sql.Tx, accountID string, period time.Time, allocation int64) error {
+	_, err := s.execTx(ctx, tx,
 		`INSERT INTO credit_periods (account_id, period_start, allocation, used) VALUES ($1, $2, $3, 0)
 		 ON CONFLICT (account_id, period_start) DO NOTHING`,
 		accountID, ms(period), allocation)

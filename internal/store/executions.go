@@ -630,7 +630,7 @@ func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []wor
 			return err
 		}
 		if charge != nil {
-			if _, err := spendTx(ctx, tx, *charge, s.now()); err != nil {
+			if _, err := s.spendTx(ctx, tx, *charge, s.now()); err != nil {
 				return err
 			}
 		}

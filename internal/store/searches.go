@@ -56,7 +56,7 @@ func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge Char
 	err = s.inJobTx(ctx, func(tx JobTx) error {
 		if charge.Amount > 0 {
 			charge.Reference = sr.ID
-			if _, err := spendTx(ctx, tx.SQL, charge, now); err != nil {
+			if _, err := s.spendTx(ctx, tx.SQL, charge, now); err != nil {
 				return err
 			}
 		}

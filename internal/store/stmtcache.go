@@ -120,6 +120,14 @@ func (s *Store) queryTx(ctx context.Context, tx *sql.Tx, text string, args ...an
 	return tx.QueryContext(ctx, text, args...)
 }
 
+// queryRowTx is execTx for a statement that returns one row.
+func (s *Store) queryRowTx(ctx context.Context, tx *sql.Tx, text string, args ...any) *sql.Row {
+	if st := s.stmtIn(ctx, tx, text); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, text, args...)
+}
+
 // stmtIn is text's prepared statement bound to tx, nil while the cache has
 // none (it is then prepared before the next transaction) or on PostgreSQL.
 func (s *Store) stmtIn(ctx context.Context, tx *sql.Tx, text string) *sql.Stmt {

@@ -400,7 +400,7 @@ func (s *Store) payForPosts(ctx context.Context, tx *sql.Tx, t topic.Topic, urns
 	}
 	billed, err := s.billPosts(ctx, tx, t.AccountID, urns, at)
 	if err == nil && billed > 0 {
-		_, err = spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
+		_, err = s.spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
 			Allocation: allocation, Reference: t.ID}, at)
 	}
 	if err != nil {
@@ -450,7 +450,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		out = topic.HydrationOutcome{} // a group that failed runs this again alone
 		at := ms(h.At)
 		var before int64 // the post's engagements stored earlier
-		if err := tx.QueryRowContext(ctx, `SELECT engagements_count FROM pronet_posts WHERE urn = $1`+s.forUpdate(), h.PostURN).Scan(&before); err != nil {
+		if err := s.queryRowTx(ctx, tx, `SELECT engagements_count FROM pronet_posts WHERE urn = $1`+s.forUpdate(), h.PostURN).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return topic.ErrGone
 			}
@@ -524,14 +524,14 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		if h.NextStage != "" {
 			nextStage = string(h.NextStage)
 		}
-		if _, err := tx.ExecContext(ctx,
+		if _, err := s.execTx(ctx, tx,
 			`UPDATE pronet_posts SET engagements_count = engagements_count + $2, last_hydrated_at = $3, hydrate_stage = $4,
 			        next_hydrate_at = $5, last_error = NULL, failures = 0
 			  WHERE urn = $1`, h.PostURN, newEngagements, at, nextStage, next); err != nil {
 			return fmt.Errorf("update post: %w", err)
 		}
 		out.NewEngagements = newEngagements
-		rows, err := tx.QueryContext(ctx,
+		rows, err := s.queryTx(ctx, tx,
 			`SELECT `+topicColumns+` FROM topics
 			  WHERE id IN (SELECT topic_id FROM topic_posts WHERE post_urn = $1) AND status = 'ACTIVE' AND expires_at > $2
 			  ORDER BY id`, h.PostURN, at)
@@ -564,7 +564,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 				return err
 			}
 			// A failure of this post's earlier hydration no longer stands.
-			if _, err := tx.ExecContext(ctx, `UPDATE topics SET last_error = NULL WHERE id = $1 AND last_error LIKE $2`,
+			if _, err := s.execTx(ctx, tx, `UPDATE topics SET last_error = NULL WHERE id = $1 AND last_error LIKE $2`,
 				t.ID, "post "+h.PostURN+":%"); err != nil {
 				return fmt.Errorf("clear topic error: %w", err)
 			}
@@ -657,7 +657,7 @@ func (s *Store) personIDs(ctx context.Context, tx *sql.Tx) (personIDs, error) {
 		return personIDs{}, nil
 	}
 	var last int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM pronet_people`).Scan(&last); err != nil {
+	if err := s.queryRowTx(ctx, tx, `SELECT COALESCE(MAX(id), 0) FROM pronet_people`).Scan(&last); err != nil {
 		return personIDs{}, fmt.Errorf("last person id: %w", err)
 	}
 	return personIDs{column: "id, ", n: 1, next: last + 1}, nil
@@ -827,7 +827,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE topics SET engagements_count = engagements_count + $2, engagers_count = engagers_count + $3 WHERE id = $1`,
+	if _, err := s.execTx(ctx, tx, `UPDATE topics SET engagements_count = engagements_count + $2, engagers_count = engagers_count + $3 WHERE id = $1`,
 		t.ID, len(keep), newEngagers); err != nil {
 		return 0, fmt.Errorf("count engagements: %w", err)
 	}
@@ -843,7 +843,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 // balance that cannot pay returns credits.ErrInsufficient having spent
 // nothing.
 func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, keep []candidate, at time.Time, allocation int64) error {
-	rows, err := tx.QueryContext(ctx,
+	rows, err := s.queryTx(ctx, tx,
 		`SELECT CAST(te.engagement_id AS TEXT)
 		   FROM topic_posts tp
 		   JOIN topics o ON o.id = tp.topic_id AND o.account_id = $1 AND o.id <> $2
@@ -871,7 +871,7 @@ func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic
 	if unpaid == 0 {
 		return nil
 	}
-	_, err = spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: unpaid,
+	_, err = s.spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: unpaid,
 		Allocation: allocation, Reference: t.ID}, at)
 	return err
 }
