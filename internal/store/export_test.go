@@ -57,6 +57,12 @@ func (s *Store) KeywordMatchesHeld() (entries, ids int) {
 // what it said up to date.
 func (s *Store) AfterMatchFill(f func()) { s.afterMatchFill = f }
 
+// AfterAskAlone sets a hook run after each keyword asked side by side, and
+// how many are asked at once.
+func (s *Store) AfterAskAlone(atOnce int, f func(keyword string)) {
+	s.matches.atOnce, s.afterAskAlone = atOnce, f
+}
+
 // IndexAsks is how many times this process asked the keyword index.
 func (s *Store) IndexAsks() int64 { return s.matches.indexAsks.Load() }
 

@@ -563,6 +563,39 @@ func TestKeywordMatchesFilledApart(t *testing.T) {
 	}
 }
 
+// A lookup asks the index about its keywords side by side, each in a
+// snapshot of its own taken after the lookup's: what is written after one
+// keyword was asked, and seen by the next one's snapshot, is decided for
+// the first too.
+func TestKeywordMatchesAskedSideBySide(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			f := newMappingFixture(t, engine)
+			setText := setPostText(engine)
+			var asked []string
+			f.s.AfterAskAlone(1, func(keyword string) {
+				if asked = append(asked, keyword); len(asked) > 1 {
+					return
+				}
+				for post, text := range map[string]string{"P7": "nothing to see", "P8": "RevOps and #revops: pipeline hygiene, revops at scale"} {
+					if _, err := f.s.DB().ExecContext(ctx, setText, text, fxPostURN(post)); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+			q := mapping.Query{Keywords: []string{"revops", "pipeline hygiene"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
+			if _, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+				t.Fatal(err)
+			}
+			if len(asked) != 2 || f.s.IndexAsks() != 1 {
+				t.Fatalf("asked %q side by side in %d lookups, want both keywords in one", asked, f.s.IndexAsks())
+			}
+			checkOracle(t, f.s, "written between two keywords' snapshots")
+		})
+	}
+}
+
 // On PostgreSQL the processes share what they asked the keyword index: a
 // process missing an entry loads another's and decides the posts logged
 // since; an entry whose log was pruned past is deleted, or if stored

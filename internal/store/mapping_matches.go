@@ -1,13 +1,17 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/trawlhq/trawl/internal/mapping"
@@ -41,6 +45,8 @@ type keywordMatches struct {
 	uses uint64
 	// indexAsks counts the times the index was asked (tests).
 	indexAsks atomic.Int64
+	// atOnce, when set (tests), is maxAsksAtOnce instead.
+	atOnce int
 }
 
 // maxMatchIDs bounds the entries: 64 MiB of post ids. A typical query's
@@ -205,7 +211,7 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 			return nil, 0, err
 		}
 	}
-	asked, err := s.askIndex(ctx, tx, queries)
+	asked, err := s.askIndexSideBySide(ctx, tx, queries)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -221,13 +227,73 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 	return fills, pos, nil
 }
 
+// maxAsksAtOnce bounds the index queries one lookup runs side by side.
+const maxAsksAtOnce = 4
+
+// askIndexSideBySide is askIndex for several queries, each in a snapshot
+// and on a connection of its own, side by side (at most maxAsksAtOnce at a
+// time): a lookup's keywords are independent index queries, and on the
+// first call over them they are most of its time. The snapshots are taken
+// after tx's, whose log position the caller (askIndexApart) catches every
+// entry up from: deciding again a post logged after that position but
+// seen by a later snapshot changes nothing, and whatever the later
+// snapshots missed was logged after it. One query is asked in tx.
+func (s *Store) askIndexSideBySide(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
+	if len(queries) < 2 {
+		return s.askIndex(ctx, tx, queries)
+	}
+	s.matches.indexAsks.Add(1)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		fills = make(map[string]*matchEntry, len(queries))
+		errs  []error
+		slots = make(chan struct{}, cmp.Or(s.matches.atOnce, maxAsksAtOnce))
+	)
+	for _, q := range queries {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			one, err := s.askIndexAlone(ctx, q)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			maps.Copy(fills, one)
+		})
+	}
+	wg.Wait()
+	return fills, errors.Join(errs...)
+}
+
+// askIndexAlone fills the entry of q in a snapshot of its own.
+func (s *Store) askIndexAlone(ctx context.Context, q indexQuery) (map[string]*matchEntry, error) {
+	tx, err := s.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	fills, err := s.fillEntries(ctx, tx, []indexQuery{q})
+	if s.afterAskAlone != nil {
+		s.afterAskAlone(q.keyword)
+	}
+	return fills, err
+}
+
 // askIndex makes the entries of queries in tx's snapshot: the posts the
 // index matches, and the pending posts whose text mentions the keyword.
 func (s *Store) askIndex(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
-	fills := map[string]*matchEntry{}
 	if len(queries) > 0 {
 		s.matches.indexAsks.Add(1)
 	}
+	return s.fillEntries(ctx, tx, queries)
+}
+
+// fillEntries is askIndex without the count of asks.
+func (s *Store) fillEntries(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
+	fills := map[string]*matchEntry{}
 	var pending []postText
 	for _, q := range queries {
 		key := q.key()

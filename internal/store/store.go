@@ -71,9 +71,11 @@ type Store struct {
 	authors postAuthors
 	// matches holds the posts the keyword index matched for the queries'
 	// keywords; afterMatchFill, for tests, runs between asking the index
-	// and bringing what it said up to date.
+	// and bringing what it said up to date, afterAskAlone after each of
+	// the queries asked side by side.
 	matches        keywordMatches
 	afterMatchFill func()
+	afterAskAlone  func(keyword string)
 	// personSlots and hitLists are social mapping's per-person buffers
 	// (*[]int32, *[]engagerHit), postSets its sets of qualifying posts
 	// (*idSet) and postCountSets its counts of keyword mentions per post
