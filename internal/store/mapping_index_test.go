@@ -596,6 +596,32 @@ func TestKeywordMatchesAskedSideBySide(t *testing.T) {
 	}
 }
 
+// Lookups asking about new keywords at once, more of them than the pool has
+// connections, all finish: none holds a connection while it waits for more.
+func TestKeywordMatchesAskedSideBySideAtOnce(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			f := newMappingFixture(t, engine)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			errs := make(chan error, 24)
+			for i := range cap(errs) {
+				go func() {
+					q := mapping.Query{Keywords: []string{"revops", fmt.Sprintf("word%da", i), fmt.Sprintf("word%db", i)},
+						Days: 30, Strength: 1, Page: 1, PageSize: 10}
+					_, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit)
+					errs <- err
+				}()
+			}
+			for range cap(errs) {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // On PostgreSQL the processes share what they asked the keyword index: a
 // process missing an entry loads another's and decides the posts logged
 // since; an entry whose log was pruned past is deleted, or if stored

@@ -211,7 +211,16 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 			return nil, 0, err
 		}
 	}
-	asked, err := s.askIndexSideBySide(ctx, tx, queries)
+	var asked map[string]*matchEntry
+	if len(queries) < 2 {
+		asked, err = s.askIndex(ctx, tx, queries)
+	} else {
+		// pos is fixed: the snapshot's connection goes back to the pool
+		// before the queries take theirs, so that no lookup holds one
+		// while it waits for others.
+		tx.Rollback() //nolint:errcheck // read-only
+		asked, err = s.askIndexSideBySide(ctx, queries)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -234,14 +243,11 @@ const maxAsksAtOnce = 4
 // and on a connection of its own, side by side (at most maxAsksAtOnce at a
 // time): a lookup's keywords are independent index queries, and on the
 // first call over them they are most of its time. The snapshots are taken
-// after tx's, whose log position the caller (askIndexApart) catches every
-// entry up from: deciding again a post logged after that position but
-// seen by a later snapshot changes nothing, and whatever the later
-// snapshots missed was logged after it. One query is asked in tx.
-func (s *Store) askIndexSideBySide(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
-	if len(queries) < 2 {
-		return s.askIndex(ctx, tx, queries)
-	}
+// after the one whose log position the caller (askIndexApart) catches
+// every entry up from: deciding again a post logged after that position
+// but seen by a later snapshot changes nothing, and whatever the later
+// snapshots missed was logged after it.
+func (s *Store) askIndexSideBySide(ctx context.Context, queries []indexQuery) (map[string]*matchEntry, error) {
 	s.matches.indexAsks.Add(1)
 	var (
 		wg    sync.WaitGroup
@@ -250,7 +256,12 @@ func (s *Store) askIndexSideBySide(ctx context.Context, tx *sql.Tx, queries []in
 		errs  []error
 		slots = make(chan struct{}, cmp.Or(s.matches.atOnce, maxAsksAtOnce))
 	)
+	asked := make(map[string]bool, len(queries))
 	for _, q := range queries {
+		if asked[q.key()] {
+			continue
+		}
+		asked[q.key()] = true
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
