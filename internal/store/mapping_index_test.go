@@ -530,6 +530,21 @@ func TestKeywordMatchesEvicted(t *testing.T) {
 	}
 }
 
+// changedQuery asks about revops and a phrase, whose matches
+// changeMatchedTexts changes.
+var changedQuery = mapping.Query{Keywords: []string{"revops", "pipeline hygiene"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
+
+// changeMatchedTexts rewrites two posts' texts behind the writers' back:
+// one stops mentioning revops, the other mentions it and the phrase.
+func changeMatchedTexts(ctx context.Context, t *testing.T, s *store.Store, engine store.Dialect) {
+	t.Helper()
+	for post, text := range map[string]string{"P7": "nothing to see", "P8": "RevOps and #revops: pipeline hygiene, revops at scale"} {
+		if _, err := s.DB().ExecContext(ctx, setPostText(engine), text, fxPostURN(post)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // The keyword index is asked outside the lock that keeps the matches up to
 // date, in a snapshot of its own: what is written between that snapshot
 // and the update is decided too.
@@ -538,21 +553,13 @@ func TestKeywordMatchesFilledApart(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			f := newMappingFixture(t, engine)
-			setText := setPostText(engine)
 			writes := 0
 			f.s.AfterMatchFill(func() {
-				if writes++; writes > 1 {
-					return
-				}
-				for post, text := range map[string]string{"P7": "nothing to see", "P8": "RevOps and #revops: pipeline hygiene, revops at scale"} {
-					if _, err := f.s.DB().ExecContext(ctx, setText, text, fxPostURN(post)); err != nil {
-						t.Error(err)
-					}
+				if writes++; writes == 1 {
+					changeMatchedTexts(ctx, t, f.s, engine)
 				}
 			})
-			// Asked for revops and the phrase, which the writes change.
-			q := mapping.Query{Keywords: []string{"revops", "pipeline hygiene"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
-			if _, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+			if _, _, err := f.s.SocialMapping(ctx, changedQuery, mapNow, noLimit); err != nil {
 				t.Fatal(err)
 			}
 			if writes != 1 {
@@ -572,20 +579,13 @@ func TestKeywordMatchesAskedSideBySide(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			f := newMappingFixture(t, engine)
-			setText := setPostText(engine)
 			var asked []string
 			f.s.AfterAskAlone(1, func(keyword string) {
-				if asked = append(asked, keyword); len(asked) > 1 {
-					return
-				}
-				for post, text := range map[string]string{"P7": "nothing to see", "P8": "RevOps and #revops: pipeline hygiene, revops at scale"} {
-					if _, err := f.s.DB().ExecContext(ctx, setText, text, fxPostURN(post)); err != nil {
-						t.Error(err)
-					}
+				if asked = append(asked, keyword); len(asked) == 1 {
+					changeMatchedTexts(ctx, t, f.s, engine)
 				}
 			})
-			q := mapping.Query{Keywords: []string{"revops", "pipeline hygiene"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
-			if _, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+			if _, _, err := f.s.SocialMapping(ctx, changedQuery, mapNow, noLimit); err != nil {
 				t.Fatal(err)
 			}
 			if len(asked) != 2 || f.s.IndexAsks() != 1 {
