@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/client"
 	"github.com/trawlhq/trawl/internal/store"
@@ -263,4 +265,49 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	if _, ok := doc.Paths["/v1/usage"]["get"]; !ok {
 		t.Errorf("GET /v1/usage missing from the document")
 	}
+}
+
+// TestProcessWithAnotherSecretKeyRefused: a process whose secret key is not
+// the one the database's secrets are sealed with (another data directory,
+// no TRAWL_SECRET_KEY) refuses to start and says which setting to share;
+// given the first process's key, it starts.
+func TestProcessWithAnotherSecretKeyRefused(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		env := serverEnv(t, engine, nil)
+		first := startServer(t, env)
+		first.stop()
+
+		other := maps.Clone(env)
+		other["TRAWL_DATA_DIR"] = t.TempDir()
+		serve := func(ctx context.Context, stdout *output) <-chan error {
+			done := make(chan error, 1)
+			go func() { done <- run(ctx, []string{"serve"}, func(k string) string { return other[k] }, stdout, stdout) }()
+			return done
+		}
+		refused, stop := context.WithCancel(context.Background())
+		defer stop()
+		stdout := newOutput()
+		select {
+		case err := <-serve(refused, stdout):
+			if err == nil || !strings.Contains(err.Error(), "TRAWL_SECRET_KEY") {
+				t.Fatalf("a process with another key did not say which setting to share: %v\n%s", err, stdout)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("a process with another key did not refuse to start:\n%s", stdout)
+		}
+
+		key, err := os.ReadFile(filepath.Join(env["TRAWL_DATA_DIR"], "secret-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other["TRAWL_SECRET_KEY"] = strings.TrimSpace(string(key))
+		ctx, cancel := context.WithCancel(context.Background())
+		stdout = newOutput()
+		done := serve(ctx, stdout)
+		stdout.waitFor(t, listeningRE, done)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("a process with the first one's key: %v", err)
+		}
+	})
 }

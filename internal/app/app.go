@@ -77,6 +77,15 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// A process with another key would seal secrets the others cannot
+	// open, and fail on theirs: it stops here instead.
+	check, err := st.SettingOnce(ctx, "secret_key_check", box.Check())
+	if err != nil {
+		return err
+	}
+	if err := box.Verify(check); err != nil {
+		return err
+	}
 	engine := newEngine(cfg, st, sources, box, opts)
 
 	var runner *jobs.Runner

@@ -119,6 +119,33 @@ func LoadOrCreateKey(dir string) ([]byte, error) {
 	return k, f.Close()
 }
 
+// checkContext binds Check's value to its purpose.
+const checkContext = "trawl/secret-key-check"
+
+// ErrOtherKey means the database's secrets were sealed with another key.
+var ErrOtherKey = errors.New("secret: this is not the key the database's secrets are sealed with: " +
+	"every process sharing a database needs the same TRAWL_SECRET_KEY (or the secret-key file of the data directory that first used it)")
+
+// Check returns a value that opens with this box's key only. Kept once per
+// database (Store.SettingOnce), it tells a process started with another
+// key apart before it seals or fails to open anything.
+func (b *Box) Check() string {
+	return base64.StdEncoding.EncodeToString(b.Seal([]byte("trawl"), checkContext))
+}
+
+// Verify returns ErrOtherKey unless check was made by Check with this
+// box's key.
+func (b *Box) Verify(check string) error {
+	sealed, err := base64.StdEncoding.DecodeString(check)
+	if err == nil {
+		_, err = b.Open(sealed, checkContext)
+	}
+	if err != nil {
+		return ErrOtherKey
+	}
+	return nil
+}
+
 // AccountContext binds an account secret's sealed value to its account and name.
 func AccountContext(accountID, name string) string { return "account/" + accountID + "/secret/" + name }
 

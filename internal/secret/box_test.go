@@ -65,3 +65,17 @@ func FuzzParseKey(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckTellsKeysApart(t *testing.T) {
+	b, _ := NewBox(bytes.Repeat([]byte{7}, 32))
+	other, _ := NewBox(bytes.Repeat([]byte{8}, 32))
+	check := b.Check()
+	if err := b.Verify(check); err != nil {
+		t.Fatalf("the key that made the check: %v", err)
+	}
+	for _, c := range []string{check, "not base64!", ""} {
+		if err := other.Verify(c); err != ErrOtherKey {
+			t.Errorf("another key verified %q: %v", c, err)
+		}
+	}
+}

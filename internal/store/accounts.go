@@ -254,6 +254,19 @@ func (s *Store) TouchKey(ctx context.Context, id string) error {
 	return nil
 }
 
+// SettingOnce stores value under name unless a value is stored there
+// already, and returns the stored one: the first process decides.
+func (s *Store) SettingOnce(ctx context.Context, name, value string) (string, error) {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, value); err != nil {
+		return "", fmt.Errorf("store: setting %s: %w", name, err)
+	}
+	var stored string
+	if err := s.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&stored); err != nil {
+		return "", fmt.Errorf("store: setting %s: %w", name, err)
+	}
+	return stored, nil
+}
+
 // Bootstrap creates the first account and an all-permission key, once per
 // database: the settings row claims the bootstrap so that concurrent first
 // starts cannot both create one. created is false when it already happened.
