@@ -269,12 +269,14 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 
 // TestProcessWithAnotherSecretKeyRefused: a process whose secret key is not
 // the one the database's secrets are sealed with (another data directory,
-// no TRAWL_SECRET_KEY) refuses to start and says which setting to share;
+// no TRAWL_SECRET_KEY) refuses to start and says which setting to share,
+// also on a database whose secrets were sealed before the check existed;
 // given the first process's key, it starts.
 func TestProcessWithAnotherSecretKeyRefused(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		env := serverEnv(t, engine, nil)
 		first := startServer(t, env)
+		mustDo(t, first.Client, http.MethodPost, "/v1/secrets", map[string]any{"name": "CRM_TOKEN", "value": "Bearer crm"}, 201)
 		first.stop()
 
 		other := maps.Clone(env)
@@ -286,15 +288,29 @@ func TestProcessWithAnotherSecretKeyRefused(t *testing.T) {
 		}
 		refused, stop := context.WithCancel(context.Background())
 		defer stop()
-		stdout := newOutput()
-		select {
-		case err := <-serve(refused, stdout):
-			if err == nil || !strings.Contains(err.Error(), "TRAWL_SECRET_KEY") {
-				t.Fatalf("a process with another key did not say which setting to share: %v\n%s", err, stdout)
+		refuse := func(why string) {
+			t.Helper()
+			stdout := newOutput()
+			select {
+			case err := <-serve(refused, stdout):
+				if err == nil || !strings.Contains(err.Error(), "TRAWL_SECRET_KEY") {
+					t.Fatalf("%s: a process with another key did not say which setting to share: %v\n%s", why, err, stdout)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: a process with another key did not refuse to start:\n%s", why, stdout)
 			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("a process with another key did not refuse to start:\n%s", stdout)
 		}
+		refuse("the check stored")
+		st, err := store.Open(t.Context(), env["TRAWL_DATABASE_URL"], time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.DB().ExecContext(t.Context(), `DELETE FROM settings WHERE name = 'secret_key_check'`)
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		refuse("secrets sealed before the check existed")
 
 		key, err := os.ReadFile(filepath.Join(env["TRAWL_DATA_DIR"], "secret-key"))
 		if err != nil {
@@ -302,7 +318,7 @@ func TestProcessWithAnotherSecretKeyRefused(t *testing.T) {
 		}
 		other["TRAWL_SECRET_KEY"] = strings.TrimSpace(string(key))
 		ctx, cancel := context.WithCancel(context.Background())
-		stdout = newOutput()
+		stdout := newOutput()
 		done := serve(ctx, stdout)
 		stdout.waitFor(t, listeningRE, done)
 		cancel()

@@ -23,6 +23,7 @@ import (
 	"github.com/trawlhq/trawl/internal/httpapi"
 	"github.com/trawlhq/trawl/internal/jobs"
 	"github.com/trawlhq/trawl/internal/search"
+	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
 	wfengine "github.com/trawlhq/trawl/internal/workflow/engine"
@@ -77,13 +78,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	// A process with another key would seal secrets the others cannot
-	// open, and fail on theirs: it stops here instead.
-	check, err := st.SettingOnce(ctx, "secret_key_check", box.Check())
-	if err != nil {
-		return err
-	}
-	if err := box.Verify(check); err != nil {
+	if err := checkSecretKey(ctx, st, box); err != nil {
 		return err
 	}
 	engine := newEngine(cfg, st, sources, box, opts)
@@ -216,4 +211,26 @@ func (rateWindowPruner) Name() string { return "rate-window-pruner" }
 func (p rateWindowPruner) ScanDue(ctx context.Context, now time.Time) error {
 	_, err := p.st.PruneRateWindows(ctx, now.Add(-5*time.Minute))
 	return err
+}
+
+// checkSecretKey refuses a key that is not the one the database's secrets
+// are sealed with: a process with another key would seal secrets the
+// others cannot open, and fail on theirs. The first process to start
+// stores a value sealed under its key, once that key opens a secret stored
+// before the check existed, if there is one.
+func checkSecretKey(ctx context.Context, st *store.Store, box *secret.Box) error {
+	accountID, name, sealed, err := st.AnySecret(ctx)
+	if err != nil {
+		return err
+	}
+	if sealed != nil {
+		if _, err := box.Open(sealed, secret.AccountContext(accountID, name)); err != nil {
+			return secret.ErrOtherKey
+		}
+	}
+	check, err := st.SettingOnce(ctx, "secret_key_check", box.Check())
+	if err != nil {
+		return err
+	}
+	return box.Verify(check)
 }

@@ -70,6 +70,20 @@ func (s *Store) SecretValue(ctx context.Context, accountID, name string) ([]byte
 	return v, nil
 }
 
+// AnySecret returns one stored secret, if there is any: its account, name
+// and sealed value.
+func (s *Store) AnySecret(ctx context.Context) (accountID, name string, sealed []byte, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT account_id, name, value FROM secrets ORDER BY account_id, name LIMIT 1`).
+		Scan(&accountID, &name, &sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil, nil
+	}
+	if err != nil {
+		return "", "", nil, fmt.Errorf("store: any secret: %w", err)
+	}
+	return accountID, name, sealed, nil
+}
+
 // SecretExists tells whether the account has a secret of this name.
 func (s *Store) SecretExists(ctx context.Context, accountID, name string) (bool, error) {
 	_, err := s.SecretValue(ctx, accountID, name)
