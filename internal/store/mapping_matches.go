@@ -230,9 +230,7 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 			return nil, 0, err
 		}
 	}
-	for key, e := range asked {
-		fills[key] = e
-	}
+	maps.Copy(fills, asked)
 	return fills, pos, nil
 }
 

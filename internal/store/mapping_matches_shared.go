@@ -27,9 +27,16 @@ func (s *Store) sharesMatches() bool { return s.dialect == Postgres }
 
 // loadSharedMatches puts in fills the entries other processes stored for
 // queries, brought up to tx's snapshot (pruned is how far the log was
-// pruned in it), and returns the queries still to ask the index.
+// pruned in it), and returns the queries still to ask the index. The posts
+// logged since the oldest entry's position are read once and decided for
+// every entry: deciding a post logged before an entry's own position again
+// changes nothing.
 func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []indexQuery, pruned uint64, fills map[string]*matchEntry) ([]indexQuery, error) {
-	var ask []indexQuery
+	var (
+		ask    []indexQuery
+		loaded []*matchEntry
+		oldest uint64
+	)
 	for _, q := range queries {
 		var (
 			position int64
@@ -48,18 +55,26 @@ func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []ind
 			ask = append(ask, q)
 			continue
 		}
-		changed, args := s.changedSince(postsLog, uint64(position))
-		texts, err := changedTexts(ctx, tx, changed, args)
-		if err != nil {
-			return nil, err
+		if len(loaded) == 0 || uint64(position) < oldest {
+			oldest = uint64(position)
 		}
+		loaded = append(loaded, &matchEntry{query: q, ids: ids})
+	}
+	if len(loaded) == 0 {
+		return ask, nil
+	}
+	changed, args := s.changedSince(postsLog, oldest)
+	texts, err := changedTexts(ctx, tx, changed, args)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range loaded {
 		if len(texts) > maxChangedPosts {
-			ask = append(ask, q)
+			ask = append(ask, e.query)
 			continue
 		}
-		e := &matchEntry{query: q, ids: ids}
 		e.decide(texts)
-		fills[q.key()] = e
+		fills[e.query.key()] = e
 	}
 	return ask, nil
 }
