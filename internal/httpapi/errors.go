@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,27 +155,20 @@ func internalError() *Error {
 // fromHuma converts the errors huma produces itself (body parsing, schema
 // validation, size limits) into the error model.
 func fromHuma(status int, msg string, errs ...error) huma.StatusError {
-	var details []Detail
 	for _, err := range errs {
-		if err == nil {
-			continue
-		}
 		var own *Error
 		if errors.As(err, &own) {
 			return own
 		}
-		var hd huma.ErrorDetailer
-		if errors.As(err, &hd) {
-			d := hd.ErrorDetail()
-			details = append(details, humaDetail(d))
-			continue
-		}
-		details = append(details, Detail{Field: "body", Message: err.Error()})
 	}
+	details := mergeDetails(errs)
 	switch status {
 	case http.StatusUnprocessableEntity:
 		return validationError(details...)
 	case http.StatusBadRequest:
+		// The body did not parse: what the checkers found in its zero
+		// value says nothing.
+		details = slices.DeleteFunc(details, func(d Detail) bool { return d.Field != "body" })
 		return NewAPIError(http.StatusBadRequest, CodeBadRequest, "The request body is not valid JSON.", details...).
 			WithSuggestion("Send a JSON object with Content-Type: application/json.")
 	case http.StatusRequestEntityTooLarge:

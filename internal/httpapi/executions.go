@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/workflow"
@@ -93,6 +97,43 @@ type testRunInput struct {
 	// A pointer: huma requires a struct body whatever its tag says, and a
 	// test run without a body runs with the defaults.
 	Body *testRunBody `required:"false"`
+
+	w          workflow.Workflow
+	def        workflow.Definition // what the run runs: the draft when there is one
+	datePosted string              // overrides.date_posted, in the payload's format
+}
+
+func (in *testRunInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *testRunInput) check(hctx huma.Context, s *Server, p *problems) error {
+	ctx := hctx.Context()
+	if in.Body == nil {
+		in.Body = &testRunBody{}
+	}
+	w, err := s.accountWorkflow(ctx, in.ID)
+	if err != nil {
+		return err
+	}
+	// A test runs what is being edited.
+	in.w, in.def = w, w.Definition
+	if _, d, err := s.store.WorkflowDraft(ctx, w.AccountID, in.ID); err == nil {
+		in.def = d.Definition
+	}
+	if o := in.Body.Overrides; o != nil && o.DatePosted != nil {
+		if t, err := time.Parse(time.RFC3339, *o.DatePosted); err != nil {
+			p.add("body.overrides.date_posted", "%v", errBadTimestamp)
+		} else {
+			in.datePosted = t.UTC().Format(time.RFC3339)
+		}
+	}
+	if tc := in.Body.TestConfig; tc != nil {
+		for _, id := range slices.Sorted(maps.Keys(tc.ActionMocks)) {
+			if !slices.ContainsFunc(in.def.Actions, func(a workflow.Action) bool { return a.ID == id }) {
+				p.add("body.test_config.action_mocks."+id, "names no step of the workflow")
+			}
+		}
+	}
+	return nil
 }
 
 type testRunBody struct {
@@ -120,18 +161,7 @@ type testRunOut struct {
 
 func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Reply[testRunOut], error) {
 	acct := principalFrom(ctx).Account.ID
-	if in.Body == nil {
-		in.Body = &testRunBody{}
-	}
-	w, err := s.accountWorkflow(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	// A test runs what is being edited: the draft when there is one.
-	def := w.Definition
-	if _, d, err := s.store.WorkflowDraft(ctx, acct, in.ID); err == nil {
-		def = d.Definition
-	}
+	w, def := in.w, in.def
 	now := s.now()
 	kind := def.TriggerKind()
 	payload := workflow.SamplePayload(kind, now)
@@ -145,7 +175,6 @@ func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Rep
 			return nil, s.fail(ctx, err)
 		}
 	}
-	var p problems
 	if o := in.Body.Overrides; o != nil {
 		for k, v := range map[string]*string{"author_url": o.AuthorURL, "text": o.Text, "post_url": o.PostURL, "source": o.Source} {
 			if v != nil {
@@ -157,13 +186,8 @@ func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Rep
 				payload[k] = float64(*v)
 			}
 		}
-		if o.DatePosted != nil {
-			t, err := time.Parse(time.RFC3339, *o.DatePosted)
-			if err != nil {
-				p.add("body.overrides.date_posted", "%v", errBadTimestamp)
-			} else {
-				payload["date_posted"] = t.UTC().Format(time.RFC3339)
-			}
+		if in.datePosted != "" {
+			payload["date_posted"] = in.datePosted
 		}
 	}
 	test := &workflow.TestConfig{StrictDataValidation: true}
@@ -172,18 +196,6 @@ func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Rep
 			test.StrictDataValidation = *tc.StrictDataValidation
 		}
 		test.Mocks = tc.ActionMocks
-		ids := map[string]bool{}
-		for _, a := range def.Actions {
-			ids[a.ID] = true
-		}
-		for id := range tc.ActionMocks {
-			if !ids[id] {
-				p.add("body.test_config.action_mocks."+id, "names no step of the workflow")
-			}
-		}
-	}
-	if err := p.err(); err != nil {
-		return nil, err
 	}
 	x := workflow.Execution{WorkflowID: w.ID, AccountID: acct, Version: w.Version, Definition: def,
 		EventName: kind, Trigger: payload, Test: test}

@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/trawlhq/trawl/internal/query"
+	"github.com/trawlhq/trawl/internal/search"
 )
 
 func FuzzParseTimestamp(f *testing.F) {
@@ -42,13 +42,11 @@ func FuzzPostsDefinition(f *testing.F) {
 		if json.Unmarshal([]byte(raw), &b) != nil {
 			return
 		}
-		d, err := b.definition(true, query.MaxLenRecent)
-		if err != nil {
-			var apiErr *Error
-			if !errors.As(err, &apiErr) || apiErr.Info.Code != CodeValidation || len(apiErr.Info.Details) == 0 {
-				t.Fatalf("definition error %v is not a validation error with details", err)
-			}
-			for _, det := range apiErr.Info.Details {
+		d, ps := search.MicroblogPosts(b).Definition(search.Rules{ForCreate: true, QueryMaxLength: query.MaxLenRecent})
+		if len(ps) > 0 {
+			var p problems
+			addSearchProblems(ps, &p)
+			for _, det := range p {
 				if !strings.HasPrefix(det.Field, "body") || det.Message == "" {
 					t.Fatalf("detail %+v does not name a body field", det)
 				}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/enrich"
@@ -28,7 +30,24 @@ type profilePostsRequest struct {
 }
 
 type profilePostsInput struct {
-	Body profilePostsRequest
+	Body     profilePostsRequest
+	username string
+	after    time.Time
+}
+
+func (in *profilePostsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *profilePostsInput) check(_ huma.Context, s *Server, p *problems) error {
+	var err error
+	if in.username, err = pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts); err != nil {
+		p.add("body.profileUrl", "must be a profile URL such as https://www.linkedin.com/in/jane-doe")
+	}
+	if in.Body.After != "" {
+		if in.after, err = time.Parse(time.RFC3339Nano, in.Body.After); err != nil {
+			p.add("body.after", "must be an RFC 3339 date-time such as 2026-11-01T00:00:00Z")
+		}
+	}
+	return nil
 }
 
 type profilePostsBody struct {
@@ -49,6 +68,17 @@ type companyPostsRequest struct {
 
 type companyPostsInput struct {
 	Body companyPostsRequest
+	slug string
+}
+
+func (in *companyPostsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *companyPostsInput) check(_ huma.Context, s *Server, p *problems) error {
+	var err error
+	if in.slug, err = pronet.ParseCompanyURL(in.Body.CompanyURL, s.cfg.PronetHosts); err != nil {
+		p.add("body.companyUrl", "must be a company page URL such as https://www.linkedin.com/company/acme")
+	}
+	return nil
 }
 
 type companyCommentsRequest struct {
@@ -58,6 +88,17 @@ type companyCommentsRequest struct {
 
 type companyCommentsInput struct {
 	Body companyCommentsRequest
+	urn  string
+}
+
+func (in *companyCommentsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *companyCommentsInput) check(_ huma.Context, _ *Server, p *problems) error {
+	var err error
+	if in.urn, err = pronet.ParsePostURN(in.Body.PostURN); err != nil {
+		p.add("body.postUrn", "must be the numeric identifier of a post, such as 7262340993178763264")
+	}
+	return nil
 }
 
 type profileEnrichRequest struct {
@@ -65,7 +106,18 @@ type profileEnrichRequest struct {
 }
 
 type profileEnrichInput struct {
-	Body profileEnrichRequest
+	Body     profileEnrichRequest
+	username string
+}
+
+func (in *profileEnrichInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *profileEnrichInput) check(_ huma.Context, s *Server, p *problems) error {
+	var err error
+	if in.username, err = pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts); err != nil {
+		p.add("body.profileUrl", "must be a profile URL such as https://www.linkedin.com/in/jane-doe")
+	}
+	return nil
 }
 
 type enrichedProfile struct {
@@ -74,20 +126,7 @@ type enrichedProfile struct {
 }
 
 func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) (*profilePostsReply, error) {
-	username, err := pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts)
-	var problems []Detail
-	if err != nil {
-		problems = append(problems, Detail{Field: "body.profileUrl", Message: "must be a profile URL such as https://www.linkedin.com/in/jane-doe"})
-	}
-	var after time.Time
-	if in.Body.After != "" {
-		if after, err = time.Parse(time.RFC3339Nano, in.Body.After); err != nil {
-			problems = append(problems, Detail{Field: "body.after", Message: "must be an RFC 3339 date-time such as 2026-11-01T00:00:00Z"})
-		}
-	}
-	if len(problems) > 0 {
-		return nil, validationError(problems...)
-	}
+	username, after := in.username, in.after
 	start := in.Body.Page * profilePostsPageSize
 	if in.Body.PaginationToken != "" {
 		start = 0 // the token alone says where the next page starts
@@ -118,10 +157,7 @@ func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) 
 }
 
 func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) (*MeteredReply[[]pronet.Post], error) {
-	slug, err := pronet.ParseCompanyURL(in.Body.CompanyURL, s.cfg.PronetHosts)
-	if err != nil {
-		return nil, validationError(Detail{Field: "body.companyUrl", Message: "must be a company page URL such as https://www.linkedin.com/company/acme"})
-	}
+	slug := in.slug
 	posts, err := s.pronet.CompanyPosts(ctx, slug)
 	if err != nil {
 		return nil, s.lookupFail(ctx, "company page "+pronet.CompanyURL(slug), err)
@@ -136,10 +172,7 @@ func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) 
 }
 
 func (s *Server) handleCompanyComments(ctx context.Context, in *companyCommentsInput) (*MeteredReply[pronet.CommentsPage], error) {
-	urn, err := pronet.ParsePostURN(in.Body.PostURN)
-	if err != nil {
-		return nil, validationError(Detail{Field: "body.postUrn", Message: "must be the numeric identifier of a post, such as 7262340993178763264"})
-	}
+	urn := in.urn
 	page := max(in.Body.Page, 1)
 	got, err := s.pronet.Comments(ctx, urn, page)
 	if err != nil {
@@ -156,10 +189,7 @@ func (s *Server) handleCompanyComments(ctx context.Context, in *companyCommentsI
 }
 
 func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput) (*MeteredReply[enrichedProfile], error) {
-	username, err := pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts)
-	if err != nil {
-		return nil, validationError(Detail{Field: "body.profileUrl", Message: "must be a profile URL such as https://www.linkedin.com/in/jane-doe"})
-	}
+	username := in.username
 	// The two upstreams are independent; asking both at once halves the wait.
 	var (
 		person     enrich.Person

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
@@ -84,6 +86,23 @@ func (b FirmographicFilters) filters(p *problems) mapping.Filters {
 	return f
 }
 
+// query is the query of a body with these filters and the keywords, days
+// and strength given (at keywordsField).
+func (b FirmographicFilters) query(keywordsField string, keywords []string, days int, strength *int, p *problems) mapping.Query {
+	q := mapping.Query{
+		Keywords: cleanList(keywordsField, keywords, p),
+		Days:     days,
+		Strength: 1,
+		Filters:  b.filters(p),
+		Page:     cmpOr(b.Page, 1),
+		PageSize: cmpOr(b.PageSize, 10),
+	}
+	if strength != nil {
+		q.Strength = *strength
+	}
+	return q
+}
+
 // mappingBody is the body of POST /v1/social/mapping.
 type mappingBody struct {
 	EngagedWithKeywords      []string `json:"engaged_with_keywords" minItems:"1" maxItems:"10" doc:"Posts about any of these (whole words or phrases; hashtags count)."`
@@ -93,7 +112,18 @@ type mappingBody struct {
 	Includes []string `json:"includes,omitempty" enum:"first_name,last_name,pronet_url,avatar,location,company,company_domain,job_title,followers,post.text,post.url,post.date,post.likes,post.comments,engagement.type" doc:"Members of each result; default every member."`
 }
 
-type mappingInput struct{ Body mappingBody }
+type mappingInput struct {
+	Body  mappingBody
+	query mapping.Query
+}
+
+func (in *mappingInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *mappingInput) check(_ huma.Context, _ *Server, p *problems) error {
+	b := in.Body
+	in.query = b.FirmographicFilters.query("body.engaged_with_keywords", b.EngagedWithKeywords, b.EngagedWithDays, b.EngagedWithTopicStrength, p)
+	return nil
+}
 
 type mappingPost struct {
 	Text     *string `json:"text,omitempty"`
@@ -129,23 +159,10 @@ type mappingData struct {
 }
 
 func (s *Server) handleSocialMapping(ctx context.Context, in *mappingInput) (*MeteredReply[mappingData], error) {
-	var p problems
-	b := in.Body
-	q := mapping.Query{
-		Keywords: cleanList("body.engaged_with_keywords", b.EngagedWithKeywords, &p),
-		Days:     b.EngagedWithDays,
-		Strength: 1,
-		Filters:  b.FirmographicFilters.filters(&p),
-		Page:     cmpOr(b.Page, 1),
-		PageSize: cmpOr(b.PageSize, 10),
+	q := in.query
+	include := func(member string) bool {
+		return len(in.Body.Includes) == 0 || slices.Contains(in.Body.Includes, member)
 	}
-	if b.EngagedWithTopicStrength != nil {
-		q.Strength = *b.EngagedWithTopicStrength
-	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
-	include := func(member string) bool { return len(b.Includes) == 0 || slices.Contains(b.Includes, member) }
 	results, total, err := s.store.SocialMapping(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
 	var broad *store.ErrQueryTooBroad
 	if errors.As(err, &broad) {
@@ -208,7 +225,18 @@ type creatorsBody struct {
 	FirmographicFilters
 }
 
-type creatorsInput struct{ Body creatorsBody }
+type creatorsInput struct {
+	Body  creatorsBody
+	query mapping.Query
+}
+
+func (in *creatorsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *creatorsInput) check(_ huma.Context, _ *Server, p *problems) error {
+	b := in.Body
+	in.query = b.FirmographicFilters.query("body.posted_about_keywords", b.PostedAboutKeywords, b.PostedAboutDays, b.PostedAboutTopicStrength, p)
+	return nil
+}
 
 type creatorOut struct {
 	Name                string   `json:"name"`
@@ -234,22 +262,7 @@ type creatorsData struct {
 }
 
 func (s *Server) handleDiscoverCreators(ctx context.Context, in *creatorsInput) (*MeteredReply[creatorsData], error) {
-	var p problems
-	b := in.Body
-	q := mapping.Query{
-		Keywords: cleanList("body.posted_about_keywords", b.PostedAboutKeywords, &p),
-		Days:     b.PostedAboutDays,
-		Strength: 1,
-		Filters:  b.FirmographicFilters.filters(&p),
-		Page:     cmpOr(b.Page, 1),
-		PageSize: cmpOr(b.PageSize, 10),
-	}
-	if b.PostedAboutTopicStrength != nil {
-		q.Strength = *b.PostedAboutTopicStrength
-	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
+	q := in.query
 	results, total, err := s.store.DiscoverCreators(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
 	var broad *store.ErrQueryTooBroad
 	if errors.As(err, &broad) {

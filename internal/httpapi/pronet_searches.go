@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/trawlhq/trawl/internal/search"
 )
 
@@ -32,37 +34,48 @@ type pronetProfileBody struct {
 	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY; HOURLY needs ENTERPRISE or CUSTOM. Ignored by the preview."`
 }
 
-type createPronetPostsInput struct{ Body pronetPostsBody }
-type createPronetProfileInput struct{ Body pronetProfileBody }
-
-func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *createPronetPostsInput) (*MeteredReply[savedSearch], error) {
-	d, ps := search.PronetPosts(in.Body).Definition(s.rules(true))
-	if err := searchProblems("body", ps); err != nil {
-		return nil, err
-	}
-	return s.createSearch(ctx, in.Body.Name, search.KindPronetPosts, d)
+// pronetPostsInput and pronetProfileInput are the inputs of a pronet
+// search's create and preview; check keeps the definition.
+type pronetPostsInput struct {
+	Body pronetPostsBody
+	def  search.Definition
 }
 
-func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *createPronetProfileInput) (*MeteredReply[savedSearch], error) {
-	d, ps := search.PronetProfile(in.Body).Definition(s.rules(true))
-	if err := searchProblems("body", ps); err != nil {
-		return nil, err
-	}
-	return s.createSearch(ctx, in.Body.Name, search.KindPronetProfile, d)
+func (in *pronetPostsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *pronetPostsInput) check(ctx huma.Context, s *Server, p *problems) error {
+	d, ps := search.PronetPosts(in.Body).Definition(s.rules(!previewing(ctx)))
+	in.def = d
+	addSearchProblems(ps, p)
+	return nil
 }
 
-func (s *Server) handlePreviewPronetPosts(ctx context.Context, in *createPronetPostsInput) (*previewReply, error) {
-	d, ps := search.PronetPosts(in.Body).Definition(s.rules(false))
-	if err := searchProblems("body", ps); err != nil {
-		return nil, err
-	}
-	return s.preview(ctx, search.KindPronetPosts, d)
+type pronetProfileInput struct {
+	Body pronetProfileBody
+	def  search.Definition
 }
 
-func (s *Server) handlePreviewPronetProfile(ctx context.Context, in *createPronetProfileInput) (*previewReply, error) {
-	d, ps := search.PronetProfile(in.Body).Definition(s.rules(false))
-	if err := searchProblems("body", ps); err != nil {
-		return nil, err
-	}
-	return s.preview(ctx, search.KindPronetProfile, d)
+func (in *pronetProfileInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *pronetProfileInput) check(ctx huma.Context, s *Server, p *problems) error {
+	d, ps := search.PronetProfile(in.Body).Definition(s.rules(!previewing(ctx)))
+	in.def = d
+	addSearchProblems(ps, p)
+	return nil
+}
+
+func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *pronetPostsInput) (*MeteredReply[savedSearch], error) {
+	return s.createSearch(ctx, in.Body.Name, search.KindPronetPosts, in.def)
+}
+
+func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *pronetProfileInput) (*MeteredReply[savedSearch], error) {
+	return s.createSearch(ctx, in.Body.Name, search.KindPronetProfile, in.def)
+}
+
+func (s *Server) handlePreviewPronetPosts(ctx context.Context, in *pronetPostsInput) (*previewReply, error) {
+	return s.preview(ctx, search.KindPronetPosts, in.def)
+}
+
+func (s *Server) handlePreviewPronetProfile(ctx context.Context, in *pronetProfileInput) (*previewReply, error) {
+	return s.preview(ctx, search.KindPronetProfile, in.def)
 }

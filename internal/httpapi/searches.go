@@ -3,10 +3,11 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/credits"
@@ -50,63 +51,15 @@ type profileBody struct {
 	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY. Ignored by the preview."`
 }
 
-// problems collects every invalid field of a body (the bodies other than
-// searches', whose rules are in internal/search).
-type problems []Detail
-
-func (p *problems) add(field, format string, args ...any) {
-	*p = append(*p, Detail{Field: field, Message: fmt.Sprintf(format, args...)})
-}
-
-func (p problems) err() error {
-	if len(p) == 0 {
-		return nil
-	}
-	return validationError(p...)
-}
-
-func cleanList(field string, in []string, p *problems) []string {
-	out := make([]string, 0, len(in))
-	for i, v := range in {
-		v = strings.TrimSpace(v)
-		if v == "" {
-			p.add(fmt.Sprintf("%s[%d]", field, i), "must not be empty")
-			continue
+// addSearchProblems adds the rule problems of a search body.
+func addSearchProblems(ps search.Problems, p *problems) {
+	for _, sp := range ps {
+		field := "body"
+		if sp.Field != "" {
+			field += "." + sp.Field
 		}
-		out = append(out, v)
+		p.add(field, "%s", sp.Message)
 	}
-	return out
-}
-
-func checkName(name string, p *problems) {
-	n := len([]rune(strings.TrimSpace(name)))
-	if n < 1 || n > 255 {
-		p.add("body.name", "is required and must be 1-255 characters")
-	}
-}
-
-// searchProblems maps the rule problems of a search body to the error
-// model; prefix is where the body sits in the request ("body").
-func searchProblems(prefix string, ps search.Problems) error {
-	if len(ps) == 0 {
-		return nil
-	}
-	details := make([]Detail, len(ps))
-	for i, p := range ps {
-		field := prefix
-		if p.Field != "" {
-			field += "." + p.Field
-		}
-		details[i] = Detail{Field: field, Message: p.Message}
-	}
-	return validationError(details...)
-}
-
-// definition validates a posts body by the search rules and maps their
-// problems to the error model. queryMaxLen is the limit of the compiled query.
-func (b postsBody) definition(forCreate bool, queryMaxLen int) (search.Definition, error) {
-	d, ps := search.MicroblogPosts(b).Definition(search.Rules{ForCreate: forCreate, QueryMaxLength: queryMaxLen})
-	return d, searchProblems("body", ps)
 }
 
 // rules are the settings the search rules read, for a create or a preview.
@@ -237,8 +190,35 @@ func nonNil(v []string) []string {
 	return v
 }
 
-type createPostsInput struct{ Body postsBody }
-type createProfileInput struct{ Body profileBody }
+// postsInput and profileInput are the inputs of a microblog search's
+// create and preview; check keeps the definition.
+type postsInput struct {
+	Body postsBody
+	def  search.Definition
+}
+
+func (in *postsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *postsInput) check(ctx huma.Context, s *Server, p *problems) error {
+	d, ps := search.MicroblogPosts(in.Body).Definition(s.rules(!previewing(ctx)))
+	in.def = d
+	addSearchProblems(ps, p)
+	return nil
+}
+
+type profileInput struct {
+	Body profileBody
+	def  search.Definition
+}
+
+func (in *profileInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *profileInput) check(ctx huma.Context, s *Server, p *problems) error {
+	d, ps := search.MicroblogProfile(in.Body).Definition(s.rules(!previewing(ctx)))
+	in.def = d
+	addSearchProblems(ps, p)
+	return nil
+}
 
 func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind, d search.Definition) (*MeteredReply[savedSearch], error) {
 	p := principalFrom(ctx)
@@ -256,20 +236,12 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 		Body: Envelope[savedSearch]{Message: "Search created", Success: true, Data: out}}, nil
 }
 
-func (s *Server) handleCreatePostsSearch(ctx context.Context, in *createPostsInput) (*MeteredReply[savedSearch], error) {
-	d, err := in.Body.definition(true, s.cfg.QueryMaxLength)
-	if err != nil {
-		return nil, err
-	}
-	return s.createSearch(ctx, in.Body.Name, search.KindPosts, d)
+func (s *Server) handleCreatePostsSearch(ctx context.Context, in *postsInput) (*MeteredReply[savedSearch], error) {
+	return s.createSearch(ctx, in.Body.Name, search.KindPosts, in.def)
 }
 
-func (s *Server) handleCreateProfileSearch(ctx context.Context, in *createProfileInput) (*MeteredReply[savedSearch], error) {
-	d, ps := search.MicroblogProfile(in.Body).Definition(s.rules(true))
-	if err := searchProblems("body", ps); err != nil {
-		return nil, err
-	}
-	return s.createSearch(ctx, in.Body.Name, search.KindProfile, d)
+func (s *Server) handleCreateProfileSearch(ctx context.Context, in *profileInput) (*MeteredReply[savedSearch], error) {
+	return s.createSearch(ctx, in.Body.Name, search.KindProfile, in.def)
 }
 
 // Previews.
@@ -308,20 +280,12 @@ func (s *Server) preview(ctx context.Context, kind search.Kind, d search.Definit
 	return out, nil
 }
 
-func (s *Server) handlePreviewPosts(ctx context.Context, in *createPostsInput) (*previewReply, error) {
-	d, err := in.Body.definition(false, s.cfg.QueryMaxLength)
-	if err != nil {
-		return nil, err
-	}
-	return s.preview(ctx, search.KindPosts, d)
+func (s *Server) handlePreviewPosts(ctx context.Context, in *postsInput) (*previewReply, error) {
+	return s.preview(ctx, search.KindPosts, in.def)
 }
 
-func (s *Server) handlePreviewProfile(ctx context.Context, in *createProfileInput) (*previewReply, error) {
-	d, ps := search.MicroblogProfile(in.Body).Definition(s.rules(false))
-	if err := searchProblems("body", ps); err != nil {
-		return nil, err
-	}
-	return s.preview(ctx, search.KindProfile, d)
+func (s *Server) handlePreviewProfile(ctx context.Context, in *profileInput) (*previewReply, error) {
+	return s.preview(ctx, search.KindProfile, in.def)
 }
 
 // Management.
@@ -371,22 +335,32 @@ type patchSearchInput struct {
 		Status  string        `json:"status,omitempty" enum:"active,paused,ACTIVE,PAUSED"`
 		Filters *patchFilters `json:"filters,omitempty"`
 	}
+	patched search.Search
+	resumed bool
 }
 
-func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*Reply[savedSearch], error) {
-	sr, err := s.accountSearch(ctx, in.ID)
+func (in *patchSearchInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+// check applies the patch to the search it names, kept with whether it
+// resumed it.
+func (in *patchSearchInput) check(ctx huma.Context, s *Server, p *problems) error {
+	sr, err := s.accountSearch(ctx.Context(), in.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	patch := search.Patch{Name: in.Body.Name, Status: in.Body.Status, Filters: (*search.PatchFilters)(in.Body.Filters)}
 	resumed, ps := patch.Apply(&sr, s.now())
-	if err := searchProblems("body", ps); err != nil {
-		return nil, err
-	}
+	in.patched, in.resumed = sr, resumed
+	addSearchProblems(ps, p)
+	return nil
+}
+
+func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*Reply[savedSearch], error) {
+	sr := in.patched
 	if err := gate(principalFrom(ctx), sr.Definition); err != nil {
 		return nil, err
 	}
-	if err := s.store.UpdateSearch(ctx, &sr, resumed, s.cfg.SearchRunLease); err != nil {
+	if err := s.store.UpdateSearch(ctx, &sr, in.resumed, s.cfg.SearchRunLease); err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	return reply("Search updated", toSavedSearch(sr)), nil

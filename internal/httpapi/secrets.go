@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
 )
@@ -35,8 +37,9 @@ type putSecretInput struct {
 	}
 }
 
-func (s *Server) handlePutSecret(ctx context.Context, in *putSecretInput) (*createdReply[secretOut], error) {
-	var p problems
+func (in *putSecretInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *putSecretInput) check(_ huma.Context, _ *Server, p *problems) error {
 	if !secretNameRE.MatchString(in.Body.Name) {
 		p.add("body.name", "must be a letter followed by at most 63 letters, digits or _")
 	}
@@ -44,9 +47,10 @@ func (s *Server) handlePutSecret(ctx context.Context, in *putSecretInput) (*crea
 		// The value itself is never echoed, not even in an error.
 		p.add("body.value", "must be 1-%d bytes", maxSecretBytes)
 	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func (s *Server) handlePutSecret(ctx context.Context, in *putSecretInput) (*createdReply[secretOut], error) {
 	acct := principalFrom(ctx).Account.ID
 	sealed := s.secrets.Seal([]byte(in.Body.Value), secret.AccountContext(acct, in.Body.Name))
 	sc, created, err := s.store.PutSecret(ctx, acct, in.Body.Name, sealed)

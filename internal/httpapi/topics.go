@@ -29,14 +29,13 @@ type topicBody struct {
 	SortBy      string   `json:"sort_by,omitempty" enum:"date_posted,relevance,DATE_POSTED,RELEVANCE" doc:"Default date_posted."`
 }
 
-func (b topicBody) definition() (topic.Definition, error) {
-	var p problems
-	checkName(b.Name, &p)
+func (b topicBody) definition(p *problems) topic.Definition {
+	checkName(b.Name, p)
 	d := topic.Definition{
-		Keywords:    cleanList("body.keywords", b.Keywords, &p),
-		KeywordsAnd: cleanList("body.keywords_and", b.KeywordsAnd, &p),
-		KeywordsNot: cleanList("body.keywords_not", b.KeywordsNot, &p),
-		JobTitles:   cleanList("body.job_titles", b.JobTitles, &p),
+		Keywords:    cleanList("body.keywords", b.Keywords, p),
+		KeywordsAnd: cleanList("body.keywords_and", b.KeywordsAnd, p),
+		KeywordsNot: cleanList("body.keywords_not", b.KeywordsNot, p),
+		JobTitles:   cleanList("body.job_titles", b.JobTitles, p),
 		TimeFrame:   cmpOr(strings.ToLower(b.TimeFrame), topic.DefaultTimeFrame),
 		MaxResults:  cmpOr(b.MaxResults, topic.DefaultMaxResults),
 		ContentType: canonicalContentType(b.ContentType),
@@ -45,10 +44,7 @@ func (b topicBody) definition() (topic.Definition, error) {
 	if n := len(b.Keywords) + len(b.KeywordsAnd) + len(b.KeywordsNot); n > topic.MaxKeywords {
 		p.add("body.keywords", "keywords, keywords_and and keywords_not hold %d items together; at most %d are allowed", n, topic.MaxKeywords)
 	}
-	if err := p.err(); err != nil {
-		return topic.Definition{}, err
-	}
-	return d, nil
+	return d
 }
 
 // canonicalContentType spells a content_type the spec's way (the schema
@@ -116,7 +112,17 @@ func toTopic(t topic.Topic) topicOut {
 	return out
 }
 
-type createTopicInput struct{ Body topicBody }
+type createTopicInput struct {
+	Body topicBody
+	def  topic.Definition
+}
+
+func (in *createTopicInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *createTopicInput) check(_ huma.Context, _ *Server, p *problems) error {
+	in.def = in.Body.definition(p)
+	return nil
+}
 
 type topicCreated struct {
 	Message        string   `json:"message"`
@@ -128,11 +134,7 @@ type topicCreated struct {
 type createTopicReply struct{ Body topicCreated }
 
 func (s *Server) handleCreateTopic(ctx context.Context, in *createTopicInput) (*createTopicReply, error) {
-	d, err := in.Body.definition()
-	if err != nil {
-		return nil, err
-	}
-	t := topic.Topic{AccountID: principalFrom(ctx).Account.ID, Name: strings.TrimSpace(in.Body.Name), Definition: d}
+	t := topic.Topic{AccountID: principalFrom(ctx).Account.ID, Name: strings.TrimSpace(in.Body.Name), Definition: in.def}
 	if err := s.store.CreateTopic(ctx, &t, s.cfg.SearchRunLease); err != nil {
 		return nil, s.fail(ctx, err)
 	}
@@ -221,14 +223,16 @@ type patchTopicInput struct {
 	}
 }
 
-func (s *Server) handlePatchTopic(ctx context.Context, in *patchTopicInput) (*Reply[topicOut], error) {
-	var p problems
+func (in *patchTopicInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *patchTopicInput) check(_ huma.Context, _ *Server, p *problems) error {
 	if in.Body.Name != nil {
-		checkName(*in.Body.Name, &p)
+		checkName(*in.Body.Name, p)
 	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func (s *Server) handlePatchTopic(ctx context.Context, in *patchTopicInput) (*Reply[topicOut], error) {
 	t, err := s.accountTopic(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -420,6 +424,16 @@ type creditsSummaryInput struct {
 	ID   string `path:"id" doc:"Topic id."`
 	From string `query:"from" doc:"ISO 8601; default the start of the current billing period."`
 	To   string `query:"to" doc:"ISO 8601; default the end of the current billing period."`
+
+	from, to time.Time
+}
+
+func (in *creditsSummaryInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *creditsSummaryInput) check(_ huma.Context, s *Server, p *problems) error {
+	now := s.now()
+	in.from, in.to = period(in.From, in.To, credits.PeriodStart(now), credits.PeriodEnd(now).Add(-time.Millisecond), p)
+	return nil
 }
 
 type intervalCredits struct {
@@ -444,29 +458,7 @@ type creditsSummaryOut struct {
 }
 
 func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSummaryInput) (*Reply[creditsSummaryOut], error) {
-	now := s.now()
-	from, to := credits.PeriodStart(now), credits.PeriodEnd(now).Add(-time.Millisecond)
-	var p problems
-	for _, q := range []struct {
-		field, raw string
-		into       *time.Time
-	}{{"query.from", in.From, &from}, {"query.to", in.To, &to}} {
-		if q.raw == "" {
-			continue
-		}
-		t, err := parseTimestamp(q.raw)
-		if err != nil {
-			p.add(q.field, "%s", err.Error())
-			continue
-		}
-		*q.into = t
-	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
-	if to.Before(from) {
-		return nil, validationError(Detail{Field: "query.to", Message: "must not be before from"})
-	}
+	from, to := in.from, in.to
 	t, err := s.accountTopic(ctx, in.ID)
 	if err != nil {
 		return nil, err

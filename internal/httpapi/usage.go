@@ -4,12 +4,24 @@ import (
 	"context"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/trawlhq/trawl/internal/credits"
 )
 
 type usageInput struct {
 	From string `query:"from" doc:"Start of the period (ISO 8601); default the start of the current billing month (UTC)." example:"2026-11-01T00:00:00Z"`
 	To   string `query:"to" doc:"End of the period (ISO 8601); default now." example:"2026-11-22T12:00:00Z"`
+
+	from, to time.Time
+}
+
+func (in *usageInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *usageInput) check(_ huma.Context, s *Server, p *problems) error {
+	now := s.now().UTC()
+	in.from, in.to = period(in.From, in.To, credits.PeriodStart(now), now, p)
+	return nil
 }
 
 type usagePeriod struct {
@@ -41,29 +53,7 @@ type usageData struct {
 }
 
 func (s *Server) handleUsage(ctx context.Context, in *usageInput) (*Reply[usageData], error) {
-	now := s.now().UTC()
-	from, to := credits.PeriodStart(now), now
-	var problems []Detail
-	if in.From != "" {
-		t, err := parseTimestamp(in.From)
-		if err != nil {
-			problems = append(problems, Detail{Field: "query.from", Message: err.Error()})
-		}
-		from = t
-	}
-	if in.To != "" {
-		t, err := parseTimestamp(in.To)
-		if err != nil {
-			problems = append(problems, Detail{Field: "query.to", Message: err.Error()})
-		}
-		to = t
-	}
-	if len(problems) == 0 && from.After(to) {
-		problems = append(problems, Detail{Field: "query.from", Message: "must not be after to"})
-	}
-	if len(problems) > 0 {
-		return nil, validationError(problems...)
-	}
+	from, to := in.from, in.to
 	p := principalFrom(ctx)
 	u, err := s.store.Usage(ctx, p.Account.ID, from, to)
 	if err != nil {

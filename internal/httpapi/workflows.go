@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
@@ -106,23 +108,23 @@ type createWorkflowInput struct {
 	}
 }
 
-func (s *Server) handleCreateWorkflow(ctx context.Context, in *createWorkflowInput) (*createdReply[workflowOut], error) {
-	acct := principalFrom(ctx).Account.ID
-	var p problems
-	checkName(in.Body.Name, &p)
+func (in *createWorkflowInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *createWorkflowInput) check(hctx huma.Context, s *Server, p *problems) error {
+	ctx := hctx.Context()
+	checkName(in.Body.Name, p)
 	if id := in.Body.SearchID; id != "" {
-		if _, err := s.store.AccountSearch(ctx, acct, id); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.store.AccountSearch(ctx, principalFrom(ctx).Account.ID, id); errors.Is(err, store.ErrNotFound) {
 			p.add("body.search_id", "names no saved search of this account")
 		} else if err != nil {
-			return nil, s.fail(ctx, err)
+			return s.fail(ctx, err)
 		}
 	}
-	if err := s.checkDefinition(ctx, in.Body.Workflow, "/workflow", &p); err != nil {
-		return nil, err
-	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
+	return s.checkDefinition(ctx, in.Body.Workflow, "/workflow", p)
+}
+
+func (s *Server) handleCreateWorkflow(ctx context.Context, in *createWorkflowInput) (*createdReply[workflowOut], error) {
+	acct := principalFrom(ctx).Account.ID
 	w := workflow.Workflow{ID: store.NewID(), AccountID: acct, Name: strings.TrimSpace(in.Body.Name),
 		Description: in.Body.Description, Definition: in.Body.Workflow, Enabled: in.Body.Enabled,
 		Status: cmpOr(parseWorkflowStatus(in.Body.Status), workflow.StatusDraft), SearchID: in.Body.SearchID}
@@ -215,26 +217,30 @@ type patchWorkflowInput struct {
 	}
 }
 
-func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput) (*Reply[workflowOut], error) {
-	acct := principalFrom(ctx).Account.ID
+func (in *patchWorkflowInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *patchWorkflowInput) check(ctx huma.Context, s *Server, p *problems) error {
 	b := in.Body
-	var p problems
-	for field, v := range map[string]any{"body.search_id": b.SearchID, "body.social_saved_search_id": b.SocialSavedSearchID} {
-		if v != nil {
-			p.add(field, "cannot be changed; to link another saved search, delete the workflow and create it again with that search_id")
+	for _, f := range []struct {
+		field string
+		value any
+	}{{"body.search_id", b.SearchID}, {"body.social_saved_search_id", b.SocialSavedSearchID}} {
+		if f.value != nil {
+			p.add(f.field, "cannot be changed; to link another saved search, delete the workflow and create it again with that search_id")
 		}
 	}
 	if b.Name != nil {
-		checkName(*b.Name, &p)
+		checkName(*b.Name, p)
 	}
 	if b.Workflow != nil {
-		if err := s.checkDefinition(ctx, *b.Workflow, "/workflow", &p); err != nil {
-			return nil, err
-		}
+		return s.checkDefinition(ctx.Context(), *b.Workflow, "/workflow", p)
 	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput) (*Reply[workflowOut], error) {
+	acct := principalFrom(ctx).Account.ID
+	b := in.Body
 	var (
 		shown    *string
 		hasDraft bool
@@ -344,18 +350,17 @@ type putDraftInput struct {
 	}
 }
 
+func (in *putDraftInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+
+func (in *putDraftInput) check(ctx huma.Context, s *Server, p *problems) error {
+	if in.Body.Name != nil {
+		checkName(*in.Body.Name, p)
+	}
+	return s.checkDefinition(ctx.Context(), in.Body.Workflow, "/workflow", p)
+}
+
 func (s *Server) handlePutDraft(ctx context.Context, in *putDraftInput) (*Reply[draftOut], error) {
 	acct := principalFrom(ctx).Account.ID
-	var p problems
-	if in.Body.Name != nil {
-		checkName(*in.Body.Name, &p)
-	}
-	if err := s.checkDefinition(ctx, in.Body.Workflow, "/workflow", &p); err != nil {
-		return nil, err
-	}
-	if err := p.err(); err != nil {
-		return nil, err
-	}
 	live, err := s.accountWorkflow(ctx, in.ID)
 	if err != nil {
 		return nil, err
