@@ -133,7 +133,8 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			if err := st.LoadMappingCopies(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("social mapping copies not loaded ahead; the first query loads them", "err", err)
 			}
-			// Then on every tick: a topic created since, by any process.
+			// Then on every tick (a topic created since, by any process),
+			// and at once when this process creates one.
 			tick := time.NewTicker(cfg.TickInterval)
 			defer tick.Stop()
 			for {
@@ -144,6 +145,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 				case <-ctx.Done():
 					return
 				case <-tick.C:
+				case <-st.TopicCreated():
 				}
 			}
 		}()

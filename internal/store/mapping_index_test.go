@@ -730,10 +730,20 @@ func TestWarmKeywordMatches(t *testing.T) {
 			if asked, err := f.s.WarmKeywordMatches(ctx); err != nil || asked != 0 {
 				t.Fatalf("warmed again: asked about %d keywords, %v; want none", asked, err)
 			}
+			// Creating a topic wakes the warm-up at once.
+			select {
+			case <-f.s.TopicCreated():
+			default:
+			}
 			playbooks := &topic.Topic{AccountID: f.account.ID, Name: "playbooks", Definition: topic.Definition{Keywords: []string{"revops", "Playbook"},
 				TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy}}
 			if err := f.s.CreateTopic(ctx, playbooks, 0); err != nil {
 				t.Fatal(err)
+			}
+			select {
+			case <-f.s.TopicCreated():
+			default:
+				t.Fatal("creating a topic did not wake the warm-up of its keywords")
 			}
 			if asked, err := f.s.WarmKeywordMatches(ctx); err != nil || asked != 1 {
 				t.Fatalf("after a new topic: asked about %d keywords, %v; want its new one", asked, err)

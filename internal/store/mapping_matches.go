@@ -460,6 +460,11 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 	return asked, nil
 }
 
+// TopicCreated is signalled when this process creates a topic: warming
+// its keywords then (WarmKeywordMatches) rather than at the next tick makes
+// the first query over them a kept one.
+func (s *Store) TopicCreated() <-chan struct{} { return s.topicCreated }
+
 // ForgetKeywordMatches empties this process's entries of keyword matches,
 // so that the next query asks the keyword index, or on PostgreSQL loads
 // those the processes share (ForgetSharedKeywordMatches empties those):

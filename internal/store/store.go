@@ -74,6 +74,7 @@ type Store struct {
 	// and bringing what it said up to date, afterAskAlone after each of
 	// the queries asked side by side.
 	matches        keywordMatches
+	topicCreated   chan struct{}
 	afterMatchFill func()
 	afterAskAlone  func(keyword string)
 	// personSlots and hitLists are social mapping's per-person buffers
@@ -164,7 +165,8 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 		return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
 	}
 	ckpt.SetMaxOpenConns(1)
-	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now, ckpt: startCheckpointer(ckpt, checkpointEvery)}, nil
+	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now, ckpt: startCheckpointer(ckpt, checkpointEvery),
+		topicCreated: make(chan struct{}, 1)}, nil
 }
 
 // parallelWorkersParam is PostgreSQL's setting of how many parallel
@@ -195,7 +197,7 @@ func openPostgres(ctx context.Context, databaseURL string, now func() time.Time)
 		return nil, fmt.Errorf("store: connect postgres %s: %w", redact(databaseURL), err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	return &Store{dialect: Postgres, db: db, read: db, pool: pool, now: now}, nil
+	return &Store{dialect: Postgres, db: db, read: db, pool: pool, now: now, topicCreated: make(chan struct{}, 1)}, nil
 }
 
 // Dialect reports the engine.

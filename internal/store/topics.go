@@ -62,6 +62,10 @@ func (s *Store) CreateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 	if err != nil {
 		return fmt.Errorf("store: create topic: %w", err)
 	}
+	select {
+	case s.topicCreated <- struct{}{}:
+	default: // a warm-up is due already
+	}
 	return nil
 }
 
