@@ -3,8 +3,6 @@ package httpapi
 import (
 	"context"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/trawlhq/trawl/internal/search"
 )
 
@@ -34,48 +32,26 @@ type pronetProfileBody struct {
 	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY; HOURLY needs ENTERPRISE or CUSTOM. Ignored by the preview."`
 }
 
-// pronetPostsInput and pronetProfileInput are the inputs of a pronet
-// search's create and preview; check keeps the definition.
-type pronetPostsInput struct {
-	Body pronetPostsBody
-	def  search.Definition
+func (b pronetPostsBody) definition(r search.Rules) (search.Definition, search.Problems) {
+	return search.PronetPosts(b).Definition(r)
 }
 
-func (in *pronetPostsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
-
-func (in *pronetPostsInput) check(ctx huma.Context, s *Server, p *problems) error {
-	d, ps := search.PronetPosts(in.Body).Definition(s.rules(!previewing(ctx)))
-	in.def = d
-	addSearchProblems(ps, p)
-	return nil
+func (b pronetProfileBody) definition(r search.Rules) (search.Definition, search.Problems) {
+	return search.PronetProfile(b).Definition(r)
 }
 
-type pronetProfileInput struct {
-	Body pronetProfileBody
-	def  search.Definition
-}
-
-func (in *pronetProfileInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
-
-func (in *pronetProfileInput) check(ctx huma.Context, s *Server, p *problems) error {
-	d, ps := search.PronetProfile(in.Body).Definition(s.rules(!previewing(ctx)))
-	in.def = d
-	addSearchProblems(ps, p)
-	return nil
-}
-
-func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *pronetPostsInput) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *searchInput[pronetPostsBody]) (*MeteredReply[savedSearch], error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPronetPosts, in.def)
 }
 
-func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *pronetProfileInput) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *searchInput[pronetProfileBody]) (*MeteredReply[savedSearch], error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPronetProfile, in.def)
 }
 
-func (s *Server) handlePreviewPronetPosts(ctx context.Context, in *pronetPostsInput) (*previewReply, error) {
+func (s *Server) handlePreviewPronetPosts(ctx context.Context, in *searchInput[pronetPostsBody]) (*previewReply, error) {
 	return s.preview(ctx, search.KindPronetPosts, in.def)
 }
 
-func (s *Server) handlePreviewPronetProfile(ctx context.Context, in *pronetProfileInput) (*previewReply, error) {
+func (s *Server) handlePreviewPronetProfile(ctx context.Context, in *searchInput[pronetProfileBody]) (*previewReply, error) {
 	return s.preview(ctx, search.KindPronetProfile, in.def)
 }

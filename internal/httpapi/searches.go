@@ -190,31 +190,31 @@ func nonNil(v []string) []string {
 	return v
 }
 
-// postsInput and profileInput are the inputs of a microblog search's
-// create and preview; check keeps the definition.
-type postsInput struct {
-	Body postsBody
+// searchBody is the body of a saved search's create and preview, checked
+// by its kind's rules.
+type searchBody interface {
+	definition(search.Rules) (search.Definition, search.Problems)
+}
+
+func (b postsBody) definition(r search.Rules) (search.Definition, search.Problems) {
+	return search.MicroblogPosts(b).Definition(r)
+}
+
+func (b profileBody) definition(r search.Rules) (search.Definition, search.Problems) {
+	return search.MicroblogProfile(b).Definition(r)
+}
+
+// searchInput is the input of a saved search's create and preview; check
+// keeps the definition.
+type searchInput[B searchBody] struct {
+	Body B
 	def  search.Definition
 }
 
-func (in *postsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+func (in *searchInput[B]) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
 
-func (in *postsInput) check(ctx huma.Context, s *Server, p *problems) error {
-	d, ps := search.MicroblogPosts(in.Body).Definition(s.rules(!previewing(ctx)))
-	in.def = d
-	addSearchProblems(ps, p)
-	return nil
-}
-
-type profileInput struct {
-	Body profileBody
-	def  search.Definition
-}
-
-func (in *profileInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
-
-func (in *profileInput) check(ctx huma.Context, s *Server, p *problems) error {
-	d, ps := search.MicroblogProfile(in.Body).Definition(s.rules(!previewing(ctx)))
+func (in *searchInput[B]) check(ctx huma.Context, s *Server, p *problems) error {
+	d, ps := in.Body.definition(s.rules(!previewing(ctx)))
 	in.def = d
 	addSearchProblems(ps, p)
 	return nil
@@ -236,11 +236,11 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 		Body: Envelope[savedSearch]{Message: "Search created", Success: true, Data: out}}, nil
 }
 
-func (s *Server) handleCreatePostsSearch(ctx context.Context, in *postsInput) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePostsSearch(ctx context.Context, in *searchInput[postsBody]) (*MeteredReply[savedSearch], error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPosts, in.def)
 }
 
-func (s *Server) handleCreateProfileSearch(ctx context.Context, in *profileInput) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreateProfileSearch(ctx context.Context, in *searchInput[profileBody]) (*MeteredReply[savedSearch], error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindProfile, in.def)
 }
 
@@ -280,11 +280,11 @@ func (s *Server) preview(ctx context.Context, kind search.Kind, d search.Definit
 	return out, nil
 }
 
-func (s *Server) handlePreviewPosts(ctx context.Context, in *postsInput) (*previewReply, error) {
+func (s *Server) handlePreviewPosts(ctx context.Context, in *searchInput[postsBody]) (*previewReply, error) {
 	return s.preview(ctx, search.KindPosts, in.def)
 }
 
-func (s *Server) handlePreviewProfile(ctx context.Context, in *profileInput) (*previewReply, error) {
+func (s *Server) handlePreviewProfile(ctx context.Context, in *searchInput[profileBody]) (*previewReply, error) {
 	return s.preview(ctx, search.KindProfile, in.def)
 }
 
