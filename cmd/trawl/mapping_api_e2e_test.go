@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/client"
 	"github.com/trawlhq/trawl/internal/store"
@@ -474,4 +475,39 @@ func nonZero(m map[string]int64) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// TestNewTopicsKeywordsKeptAtOnce: a process that creates a topic asks the
+// keyword index about its keywords at once (not at the next tick, an hour
+// away here), so the first mapping query over them is a kept one; the
+// metrics show what the process keeps.
+func TestNewTopicsKeywordsKeptAtOnce(t *testing.T) {
+	ts := startServer(t, serverEnv(t, store.SQLite, nil))
+	c := ts.Client
+	kept := func() float64 {
+		t.Helper()
+		r := mustDo(t, c, http.MethodGet, "/metrics", nil, 200)
+		for line := range strings.Lines(string(r.Body)) {
+			if v, ok := strings.CutPrefix(line, "trawl_mapping_keyword_matches "); ok {
+				n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+		t.Fatalf("no trawl_mapping_keyword_matches in\n%s", r.Body)
+		return 0
+	}
+	if n := kept(); n != 0 {
+		t.Fatalf("%v keywords kept before any topic", n)
+	}
+	createTopic(t, c, map[string]any{"name": "RevOps", "keywords": []string{"revops", "sales ops"}})
+	deadline := time.Now().Add(30 * time.Second)
+	for kept() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new topic's keywords are not kept after 30 s: %v", kept())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -39,6 +39,18 @@ func (m *metrics) observe(method, route string, status int, d time.Duration) {
 	m.duration.WithLabelValues(method, route).Observe(d.Seconds())
 }
 
+// watchKeywordMatches adds the series of the keyword matches the
+// process keeps for social mapping and creator discovery.
+func (m *metrics) watchKeywordMatches(held func() (entries, ids int)) {
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "trawl_mapping_keyword_matches", Help: "Keywords (at a strength) whose matching posts this process keeps.",
+		}, func() float64 { n, _ := held(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "trawl_mapping_keyword_match_posts", Help: "Post ids the kept keyword matches hold (at most 8,388,608).",
+		}, func() float64 { _, n := held(); return float64(n) }))
+}
+
 // Registry lets other parts of the process (workers) add their series.
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})

@@ -92,6 +92,7 @@ func New(d Deps) *Server {
 	s.api.UseMiddleware(s.withServer, s.authenticate)
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
+	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	docs := docsHandler(hc.Info.Title, hc.OpenAPIPath+".json")
 	mux.Handle("GET "+docsPath, docs)

@@ -44,14 +44,8 @@ func (s *Store) PreparedBatches() int {
 }
 
 // LimitKeywordMatches sets how many post ids this process's keyword
-// matches may hold, and KeywordMatchesHeld how many they hold.
+// matches may hold.
 func (s *Store) LimitKeywordMatches(ids int) { s.matches.limit = ids }
-
-func (s *Store) KeywordMatchesHeld() (entries, ids int) {
-	s.matches.mu.RLock()
-	defer s.matches.mu.RUnlock()
-	return len(s.matches.entries), s.matches.ids
-}
 
 // AfterMatchFill runs f between asking the keyword index and bringing
 // what it said up to date.

@@ -460,6 +460,14 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 	return asked, nil
 }
 
+// KeywordMatchesHeld is how many entries of keyword matches this process
+// keeps, and how many post ids they hold (at most 8 Mi, 64 MiB).
+func (s *Store) KeywordMatchesHeld() (entries, ids int) {
+	s.matches.mu.RLock()
+	defer s.matches.mu.RUnlock()
+	return len(s.matches.entries), s.matches.ids
+}
+
 // TopicCreated is signalled when this process creates a topic: warming
 // its keywords then (WarmKeywordMatches) rather than at the next tick makes
 // the first query over them a kept one.
