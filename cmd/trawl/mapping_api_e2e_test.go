@@ -74,14 +74,27 @@ func TestMappingAPI(t *testing.T) {
 			r := mustDo(t, acct, http.MethodPost, "/v1/discover/creators", map[string]any{"posted_about_keywords": []string{"sales"},
 				"posted_about_days": 30, "page_size": 50}, 200)
 			var a struct {
-				Results []json.RawMessage `json:"results"`
-				Total   int64             `json:"total"`
+				Results []struct {
+					Company     string `json:"company"`
+					CompanyLogo string `json:"company_logo"`
+				} `json:"results"`
+				Total int64 `json:"total"`
 			}
 			if err := r.Data(&a); err != nil {
 				t.Fatal(err)
 			}
 			if a.Total == 0 || spentHeader(r) != int64(len(a.Results)) {
 				t.Fatalf("creators: total %d, %d results, x-spent-credits %q", a.Total, len(a.Results), r.Header.Get("x-spent-credits"))
+			}
+			// The company fields come from the profile, its current company's logo too.
+			logos := 0
+			for _, c := range a.Results {
+				if strings.HasPrefix(c.CompanyLogo, "https://") {
+					logos++
+				}
+			}
+			if logos == 0 {
+				t.Errorf("no creator shows a company_logo: %+v", a.Results)
 			}
 			r = mustDo(t, acct, http.MethodPost, "/v1/discover/creators", map[string]any{"posted_about_keywords": []string{"sales"},
 				"posted_about_days": 30, "page": 1000}, 200)

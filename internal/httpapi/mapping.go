@@ -283,7 +283,7 @@ func (s *Server) handleDiscoverCreators(ctx context.Context, in *creatorsInput) 
 		out.Results = append(out.Results, creatorOut{Name: cmpOr(pp.FullName, strings.TrimSpace(pp.FirstName+" "+pp.LastName)),
 			PronetURL: pp.PronetURL, Avatar: pp.Avatar, Location: countryName(pp.Country), Company: pp.Company,
 			CompanyDomain: pp.CompanyDomain, JobTitle: pp.JobTitle, CompanySize: pp.CompanySize, CompanyIndustry: pp.Industry,
-			Followers: pp.Followers, AvgLast10Engagement: c.AvgEngagement, AvgDaysBetweenPosts: c.AvgDaysBetween,
+			CompanyLogo: pp.CompanyLogo, Followers: pp.Followers, AvgLast10Engagement: c.AvgEngagement, AvgDaysBetweenPosts: c.AvgDaysBetween,
 			QualifyingPosts: c.QualifyingPosts})
 	}
 	return &MeteredReply[creatorsData]{SpentCredits: spent, Body: Envelope[creatorsData]{Message: "Creators", Success: true, Data: out}}, nil

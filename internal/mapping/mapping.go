@@ -164,6 +164,7 @@ type Person struct {
 	Company       string
 	CompanyDomain string
 	CompanySize   string
+	CompanyLogo   string
 	Industry      string
 	JobTitle      string
 	Followers     *int64

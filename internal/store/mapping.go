@@ -648,7 +648,7 @@ type storedPerson struct {
 
 // personColumns are the columns scanPerson reads.
 const personColumns = `id, urn, first_name, last_name, full_name, pronet_url, avatar, country, company, company_domain, company_size,
-	industry, job_title, headline, followers`
+	company_logo, industry, job_title, headline, followers`
 
 func scanPerson(rows *sql.Rows) (storedPerson, error) {
 	var (
@@ -657,7 +657,7 @@ func scanPerson(rows *sql.Rows) (storedPerson, error) {
 		followers sql.NullInt64
 	)
 	if err := rows.Scan(&p.id, &p.URN, &p.FirstName, &p.LastName, &p.FullName, &p.PronetURL, &p.Avatar, &p.Country, &p.Company,
-		&p.CompanyDomain, &p.CompanySize, &p.Industry, &p.JobTitle, &headline, &followers); err != nil {
+		&p.CompanyDomain, &p.CompanySize, &p.CompanyLogo, &p.Industry, &p.JobTitle, &headline, &followers); err != nil {
 		return storedPerson{}, err
 	}
 	if followers.Valid {

@@ -1028,10 +1028,10 @@ func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) 
 		     job_title = $7, company = $8, company_domain = $9, company_size = $10, industry = $11, country = $12,
 		     followers = $13, avatar = CASE WHEN $14 <> '' THEN $14 ELSE avatar END,
 		     pronet_url = CASE WHEN $15 <> '' THEN $15 ELSE pronet_url END,
-		     profile_fetched_at = $16, profile_due_at = NULL, profile_failures = 0
+		     profile_fetched_at = $16, profile_due_at = NULL, profile_failures = 0, company_logo = $17
 		  WHERE urn = $1`,
 			p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company, p.CompanyDomain,
-			p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at)); err != nil {
+			p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), p.CompanyLogo); err != nil {
 			return err
 		}
 		return s.foldPeople(ctx, tx, []string{p.URN})

@@ -145,6 +145,7 @@ type Profile struct {
 	Company       string
 	CompanyDomain string
 	CompanySize   string
+	CompanyLogo   string
 	Industry      string
 	Country       string
 	Followers     *int64

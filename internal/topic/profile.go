@@ -53,7 +53,7 @@ func ProfileFrom(urn string, p pronet.Profile) Profile {
 	out.Followers = &followers
 	if len(p.Position) > 0 {
 		cur := p.Position[0]
-		out.JobTitle, out.Company, out.Industry = cur.Title, cur.CompanyName, cur.CompanyIndustry
+		out.JobTitle, out.Company, out.Industry, out.CompanyLogo = cur.Title, cur.CompanyName, cur.CompanyIndustry, cur.CompanyLogo
 		out.CompanyDomain = Domain(cur.CompanyWebsite)
 		out.CompanySize = SizeBucket(cur.CompanyStaffCountRange)
 	}
