@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trawlhq/trawl/internal/store"
@@ -72,6 +73,17 @@ func TestEveryProblemInOneAnswer(t *testing.T) {
 		if !e.HasField(f) {
 			t.Errorf("workflow: %s, want a detail naming %s", r.Body, f)
 		}
+	}
+
+	// A query parameter the endpoint does not take is refused, not ignored:
+	// the workflows list pages by limit and offset.
+	e = mustDo(t, c, http.MethodGet, "/v1/workflows?page=2&limit=5", nil, 400).Err()
+	if len(e.Details) != 1 || e.Details[0].Field != "query.page" || !strings.Contains(e.Details[0].Message, "limit, offset") {
+		t.Errorf("unknown query parameter: %+v, want one detail at query.page naming the parameters taken", e)
+	}
+	e = mustDo(t, c, http.MethodGet, "/v1/usage?form=2026-11-01", nil, 400).Err()
+	if len(e.Details) != 1 || e.Details[0].Field != "query.form" {
+		t.Errorf("misspelt query parameter: %+v, want one detail at query.form", e)
 	}
 
 	// A body that is not JSON says so, and no more.

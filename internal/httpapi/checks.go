@@ -3,6 +3,8 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +70,41 @@ func previewing(ctx huma.Context) bool { return strings.HasSuffix(ctx.Operation(
 // checkInput.
 func (s *Server) withServer(ctx huma.Context, next func(huma.Context)) {
 	next(huma.WithValue(ctx, serverKey{}, s))
+}
+
+// refuseUnknownQuery answers 400 naming each query parameter the
+// operation does not declare, as an unknown body member is refused: a
+// misspelt or borrowed parameter (page on a list paged by offset) would
+// otherwise be ignored without a word. It runs before the checks, so such
+// a request learns of its other problems once the parameter is gone.
+func (s *Server) refuseUnknownQuery(ctx huma.Context, next func(huma.Context)) {
+	u := ctx.URL()
+	if u.RawQuery == "" {
+		next(ctx)
+		return
+	}
+	var declared []string
+	for _, p := range ctx.Operation().Parameters {
+		if p.In == "query" {
+			declared = append(declared, p.Name)
+		}
+	}
+	var p problems
+	for _, name := range slices.Sorted(maps.Keys(u.Query())) {
+		if slices.Contains(declared, name) {
+			continue
+		}
+		if len(declared) == 0 {
+			p.add("query."+name, "is not a parameter of this endpoint, which takes none")
+		} else {
+			p.add("query."+name, "is not a parameter of this endpoint, which takes %s", strings.Join(declared, ", "))
+		}
+	}
+	if len(p) > 0 {
+		s.writeHumaError(ctx, validationError(p...))
+		return
+	}
+	next(ctx)
 }
 
 // detailError carries a checker's problem through huma to fromHuma whole
