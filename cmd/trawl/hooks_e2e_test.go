@@ -79,7 +79,8 @@ func TestWebhookTrigger(t *testing.T) {
 		}
 
 		h := sign(t, secret, "msg_1", time.Now(), body)
-		st, out := postHook(t, url+"?wait=true", h, body)
+		// A sender may add parameters of its own to the URL.
+		st, out := postHook(t, url+"?wait=true&utm_source=crm", h, body)
 		data, _ := out["data"].(map[string]any)
 		output, _ := data["output"].(map[string]any)
 		if st != 200 || data["status"] != "completed" || output["tier"] != "enterprise" || output["email"] != "cfo@example.com" {

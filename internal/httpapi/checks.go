@@ -77,9 +77,11 @@ func (s *Server) withServer(ctx huma.Context, next func(huma.Context)) {
 // misspelt or borrowed parameter (page on a list paged by offset) would
 // otherwise be ignored without a word. It runs before the checks, so such
 // a request learns of its other problems once the parameter is gone.
+// Public routes are left alone: a webhook's sender may add parameters of
+// its own to the URL it was given.
 func (s *Server) refuseUnknownQuery(ctx huma.Context, next func(huma.Context)) {
 	u := ctx.URL()
-	if u.RawQuery == "" {
+	if authed, _ := ctx.Operation().Metadata[metaAuth].(bool); !authed || u.RawQuery == "" {
 		next(ctx)
 		return
 	}
