@@ -38,11 +38,9 @@ type profilePostsInput struct {
 func (in *profilePostsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
 
 func (in *profilePostsInput) check(_ huma.Context, s *Server, p *problems) error {
-	var err error
-	if in.username, err = pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts); err != nil {
-		p.add("body.profileUrl", "must be a profile URL such as https://www.linkedin.com/in/jane-doe")
-	}
+	in.username = s.profileUsername(in.Body.ProfileURL, p)
 	if in.Body.After != "" {
+		var err error
 		if in.after, err = time.Parse(time.RFC3339Nano, in.Body.After); err != nil {
 			p.add("body.after", "must be an RFC 3339 date-time such as 2026-11-01T00:00:00Z")
 		}
@@ -113,11 +111,17 @@ type profileEnrichInput struct {
 func (in *profileEnrichInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
 
 func (in *profileEnrichInput) check(_ huma.Context, s *Server, p *problems) error {
-	var err error
-	if in.username, err = pronet.ParseProfileURL(in.Body.ProfileURL, s.cfg.PronetHosts); err != nil {
+	in.username = s.profileUsername(in.Body.ProfileURL, p)
+	return nil
+}
+
+// profileUsername is the member of a body's profileUrl.
+func (s *Server) profileUsername(raw string, p *problems) string {
+	username, err := pronet.ParseProfileURL(raw, s.cfg.PronetHosts)
+	if err != nil {
 		p.add("body.profileUrl", "must be a profile URL such as https://www.linkedin.com/in/jane-doe")
 	}
-	return nil
+	return username
 }
 
 type enrichedProfile struct {

@@ -86,9 +86,9 @@ func (b FirmographicFilters) filters(p *problems) mapping.Filters {
 	return f
 }
 
-// query is the query of a body with these filters and the keywords, days
-// and strength given (at keywordsField).
-func (b FirmographicFilters) query(keywordsField string, keywords []string, days int, strength *int, p *problems) mapping.Query {
+// withKeywords is the query of a body with these filters and the
+// keywords, days and strength given (at keywordsField).
+func (b FirmographicFilters) withKeywords(keywordsField string, keywords []string, days int, strength *int, p *problems) mapping.Query {
 	q := mapping.Query{
 		Keywords: cleanList(keywordsField, keywords, p),
 		Days:     days,
@@ -112,16 +112,21 @@ type mappingBody struct {
 	Includes []string `json:"includes,omitempty" enum:"first_name,last_name,pronet_url,avatar,location,company,company_domain,job_title,followers,post.text,post.url,post.date,post.likes,post.comments,engagement.type" doc:"Members of each result; default every member."`
 }
 
-type mappingInput struct {
-	Body  mappingBody
+func (b mappingBody) query(p *problems) mapping.Query {
+	return b.withKeywords("body.engaged_with_keywords", b.EngagedWithKeywords, b.EngagedWithDays, b.EngagedWithTopicStrength, p)
+}
+
+// queryInput is the input of social mapping and creator discovery; check
+// keeps the query.
+type queryInput[B interface{ query(*problems) mapping.Query }] struct {
+	Body  B
 	query mapping.Query
 }
 
-func (in *mappingInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
+func (in *queryInput[B]) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
 
-func (in *mappingInput) check(_ huma.Context, _ *Server, p *problems) error {
-	b := in.Body
-	in.query = b.FirmographicFilters.query("body.engaged_with_keywords", b.EngagedWithKeywords, b.EngagedWithDays, b.EngagedWithTopicStrength, p)
+func (in *queryInput[B]) check(_ huma.Context, _ *Server, p *problems) error {
+	in.query = in.Body.query(p)
 	return nil
 }
 
@@ -158,7 +163,7 @@ type mappingData struct {
 	Total   int64              `json:"total" doc:"Distinct people that qualify."`
 }
 
-func (s *Server) handleSocialMapping(ctx context.Context, in *mappingInput) (*MeteredReply[mappingData], error) {
+func (s *Server) handleSocialMapping(ctx context.Context, in *queryInput[mappingBody]) (*MeteredReply[mappingData], error) {
 	q := in.query
 	include := func(member string) bool {
 		return len(in.Body.Includes) == 0 || slices.Contains(in.Body.Includes, member)
@@ -225,17 +230,8 @@ type creatorsBody struct {
 	FirmographicFilters
 }
 
-type creatorsInput struct {
-	Body  creatorsBody
-	query mapping.Query
-}
-
-func (in *creatorsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
-
-func (in *creatorsInput) check(_ huma.Context, _ *Server, p *problems) error {
-	b := in.Body
-	in.query = b.FirmographicFilters.query("body.posted_about_keywords", b.PostedAboutKeywords, b.PostedAboutDays, b.PostedAboutTopicStrength, p)
-	return nil
+func (b creatorsBody) query(p *problems) mapping.Query {
+	return b.withKeywords("body.posted_about_keywords", b.PostedAboutKeywords, b.PostedAboutDays, b.PostedAboutTopicStrength, p)
 }
 
 type creatorOut struct {
@@ -261,7 +257,7 @@ type creatorsData struct {
 	Total   int64        `json:"total" doc:"Distinct authors that qualify."`
 }
 
-func (s *Server) handleDiscoverCreators(ctx context.Context, in *creatorsInput) (*MeteredReply[creatorsData], error) {
+func (s *Server) handleDiscoverCreators(ctx context.Context, in *queryInput[creatorsBody]) (*MeteredReply[creatorsData], error) {
 	q := in.query
 	results, total, err := s.store.DiscoverCreators(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
 	var broad *store.ErrQueryTooBroad
