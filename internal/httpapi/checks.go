@@ -86,9 +86,9 @@ func (s *Server) refuseUnknownQuery(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	var declared []string
-	for _, p := range ctx.Operation().Parameters {
-		if p.In == "query" {
-			declared = append(declared, p.Name)
+	for _, param := range ctx.Operation().Parameters {
+		if param.In == "query" {
+			declared = append(declared, param.Name)
 		}
 	}
 	var p problems
