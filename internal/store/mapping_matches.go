@@ -106,7 +106,8 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 	c.mu.RLock()
 	var missing []indexQuery
 	for _, q := range queries {
-		if _, ok := c.entries[q.key()]; !ok {
+		// Once each: two keywords may share an entry ("RevOps", "revops").
+		if _, ok := c.entries[q.key()]; !ok && !slices.ContainsFunc(missing, func(m indexQuery) bool { return m.key() == q.key() }) {
 			missing = append(missing, q)
 		}
 	}
@@ -189,8 +190,9 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 	return nil
 }
 
-// askIndexApart asks the index for queries in a snapshot of its own and
-// returns the entries and the snapshot's position in mapping_posts_log.
+// askIndexApart asks the index for queries (of distinct keys) in a
+// snapshot of its own and returns the entries and the snapshot's position
+// in mapping_posts_log.
 func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[string]*matchEntry, uint64, error) {
 	if len(queries) == 0 {
 		return nil, 0, nil
@@ -254,12 +256,7 @@ func (s *Store) askIndexSideBySide(ctx context.Context, queries []indexQuery) (m
 		errs  []error
 		slots = make(chan struct{}, cmp.Or(s.matches.atOnce, maxAsksAtOnce))
 	)
-	asked := make(map[string]bool, len(queries))
 	for _, q := range queries {
-		if asked[q.key()] {
-			continue
-		}
-		asked[q.key()] = true
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
@@ -305,10 +302,6 @@ func (s *Store) fillEntries(ctx context.Context, tx *sql.Tx, queries []indexQuer
 	fills := map[string]*matchEntry{}
 	var pending []postText
 	for _, q := range queries {
-		key := q.key()
-		if fills[key] != nil {
-			continue
-		}
 		if pending == nil {
 			var err error
 			if pending, err = readTexts(ctx, tx, `SELECT m.id, TRUE, p.text FROM mapping_posts m JOIN pronet_posts p ON p.urn = m.urn WHERE `+s.pending("m"), nil); err != nil {
@@ -326,7 +319,7 @@ func (s *Store) fillEntries(ctx context.Context, tx *sql.Tx, queries []indexQuer
 			}
 		}
 		slices.Sort(ids)
-		fills[key] = &matchEntry{query: q, ids: slices.Compact(ids)}
+		fills[q.key()] = &matchEntry{query: q, ids: slices.Compact(ids)}
 	}
 	return fills, nil
 }

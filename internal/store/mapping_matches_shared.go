@@ -70,6 +70,7 @@ func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []ind
 	}
 	for _, e := range loaded {
 		if len(texts) > maxChangedPosts {
+			// Refilling from the index costs less than deciding them.
 			ask = append(ask, e.query)
 			continue
 		}
