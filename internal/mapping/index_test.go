@@ -87,6 +87,7 @@ func checkIndex(t *testing.T, text, keyword string) {
 			t.Fatalf("text %q, keyword %q: Hits %d but not a candidate", text, keyword, hits)
 		}
 	}
+	checkPostings(t, text, terms, k)
 	for _, lex := range append(slices.Collect(func(yield func(string) bool) {
 		for _, w := range terms.Words {
 			if !yield(w.Text) {
