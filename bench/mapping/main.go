@@ -95,6 +95,7 @@ type options struct {
 	keep        bool
 	reuse       string
 	cpuprofile  string
+	postings    bool
 }
 
 func main() {
@@ -117,6 +118,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the database (to EXPLAIN queries) and print where it is")
 	flag.StringVar(&o.reuse, "reuse", "", "a database a run with the same sizes kept (-keep): the SQLite file, or the PostgreSQL schema; "+
 		"measures it without seeding (what is missing is still precomputed)")
+	flag.BoolVar(&o.postings, "postings", true, "PostgreSQL: pack the keyword posting lists as the tick does; false drops them, so that first calls ask the GIN index")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed queries (not the seeding) to this file")
 	flag.Parse()
 	// Interrupted, it still removes its database on the way out.
@@ -183,6 +185,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	fmt.Fprintf(out, "generator ready in %s (largest post: %d engagements)\n",
 		time.Since(start).Round(time.Millisecond), slices.Max(g.counts))
 	if err := seed(ctx, st, g, t, o, out); err != nil {
+		return err
+	}
+	if err := packPostings(ctx, st, o.postings, out); err != nil {
 		return err
 	}
 	if err := printSize(ctx, st, path, out); err != nil {
@@ -614,6 +619,36 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 	return nil
 }
 
+// packPostings builds the keyword posting lists as trawl serve's tick does
+// (a few blocks per tick), all of them, and prints what they hold; or, with
+// pack false, drops them (PostgreSQL; nothing on SQLite).
+func packPostings(ctx context.Context, st *store.Store, pack bool, out io.Writer) error {
+	if st.Dialect() != store.Postgres {
+		return nil
+	}
+	if !pack {
+		fmt.Fprintln(out, "  keyword posting lists dropped: first calls ask the GIN index")
+		return st.ForgetKeywordPostings(ctx)
+	}
+	start := time.Now()
+	for {
+		n, err := st.PackKeywordPostings(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	held, err := st.KeywordPostingsHeld(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  keyword posting lists packed in %s: %d blocks, %d posts, %s of lists\n",
+		time.Since(start).Round(time.Millisecond), held.Blocks, held.Posts, mib(held.Bytes))
+	return nil
+}
+
 func report(out io.Writer, what string, n int64, took time.Duration) {
 	fmt.Fprintf(out, "  %d %s in %s (%.0f/s)\n", n, what, took.Round(time.Millisecond), float64(n)/took.Seconds())
 }
@@ -652,7 +687,7 @@ func pipe[T any](ctx context.Context, produce func(emit func([]T) bool), insert 
 // printSize prints the database's size: the SQLite files, or the pool
 // tables' total relation sizes on PostgreSQL; and the pool tables' share.
 func printSize(ctx context.Context, st *store.Store, path string, out io.Writer) error {
-	tables := append(slices.Clone(store.PoolTables), "mapping_engagers", "mapping_people")
+	tables := append(slices.Clone(store.PoolTables), "mapping_engagers", "mapping_people", "mapping_postings")
 	if st.Dialect() == store.Postgres {
 		var total int64
 		for _, tbl := range tables {

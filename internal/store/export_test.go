@@ -57,6 +57,15 @@ func (s *Store) AfterAskAlone(atOnce int, f func(keyword string)) {
 	s.matches.atOnce, s.afterAskAlone = atOnce, f
 }
 
+// SetKeywordPostings sets the posting lists' block size and how many of a
+// block's posts may change before it is built again.
+func (s *Store) SetKeywordPostings(blockSize int64, rebuildAfter int) {
+	s.postings = postingsKnobs{blockSize: blockSize, rebuildAfter: rebuildAfter}
+}
+
+// PostingReads is how many times this process read the posting lists.
+func (s *Store) PostingReads() int64 { return s.matches.postingReads.Load() }
+
 // IndexAsks is how many times this process asked the keyword index.
 func (s *Store) IndexAsks() int64 { return s.matches.indexAsks.Load() }
 
@@ -64,5 +73,5 @@ func (s *Store) IndexAsks() int64 { return s.matches.indexAsks.Load() }
 // keyword matched at level.
 func (s *Store) SharedMatchKey(keyword string, level int) string {
 	k := s.planKeyword(keyword)
-	return sharedKey(indexQuery{keyword: keyword, level: level, text: s.termsQuery(k, level)})
+	return sharedKey(s.indexQuery(keyword, k, level))
 }

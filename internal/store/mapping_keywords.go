@@ -28,7 +28,7 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 	// may qualify: the text decides).
 	var qualify, count, check []indexQuery
 	ask := func(to *[]indexQuery, keyword string, k mapping.Keyword, level int) {
-		*to = append(*to, indexQuery{keyword: keyword, level: level, text: s.termsQuery(k, level)})
+		*to = append(*to, s.indexQuery(keyword, k, level))
 	}
 	for _, keyword := range q.Keywords {
 		k := s.planKeyword(keyword)

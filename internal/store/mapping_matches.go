@@ -43,8 +43,9 @@ type keywordMatches struct {
 	ids, limit int
 	// uses numbers the lookups, to evict the least recently used entry.
 	uses uint64
-	// indexAsks counts the times the index was asked (tests).
-	indexAsks atomic.Int64
+	// indexAsks counts the times the index was asked, postingReads the
+	// times the posting lists were read (tests).
+	indexAsks, postingReads atomic.Int64
 	// atOnce, when set (tests), is maxAsksAtOnce instead.
 	atOnce int
 }
@@ -63,8 +64,14 @@ const maxChangedPosts = 10_000
 // (termsQuery), which for a loose keyword only narrows down.
 type indexQuery struct {
 	keyword string
+	k       mapping.Keyword
 	level   int
 	text    string
+}
+
+// indexQuery asks about keyword, which the index sees as k, at level.
+func (s *Store) indexQuery(keyword string, k mapping.Keyword, level int) indexQuery {
+	return indexQuery{keyword: keyword, k: k, level: level, text: s.termsQuery(k, level)}
 }
 
 // key tells entries apart: two keywords may share an index query
@@ -212,6 +219,9 @@ func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[st
 		if queries, err = s.loadSharedMatches(ctx, tx, queries, pruned, fills); err != nil {
 			return nil, 0, err
 		}
+	}
+	if queries, err = s.loadPostings(ctx, tx, queries, pruned, fills); err != nil {
+		return nil, 0, err
 	}
 	var asked map[string]*matchEntry
 	if len(queries) < 2 {
@@ -421,7 +431,7 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 		}
 		for _, keyword := range slices.Concat(d.Keywords, d.KeywordsAnd) {
 			if k := s.planKeyword(keyword); k.Kind != mapping.KeywordNone {
-				q := indexQuery{keyword: keyword, level: 1, text: s.termsQuery(k, 1)}
+				q := s.indexQuery(keyword, k, 1)
 				if !seen[q.key()] {
 					seen[q.key()] = true
 					queries = append(queries, q)

@@ -63,21 +63,8 @@ func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []ind
 	if len(loaded) == 0 {
 		return ask, nil
 	}
-	changed, args := s.changedSince(postsLog, oldest)
-	texts, err := changedTexts(ctx, tx, changed, args)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range loaded {
-		if len(texts) > maxChangedPosts {
-			// Refilling from the index costs less than deciding them.
-			ask = append(ask, e.query)
-			continue
-		}
-		e.decide(texts)
-		fills[e.query.key()] = e
-	}
-	return ask, nil
+	more, err := s.catchUp(ctx, tx, loaded, oldest, fills)
+	return append(ask, more...), err
 }
 
 // shareMatches stores entries filled from the index in a snapshot at log

@@ -75,6 +75,7 @@ type Store struct {
 	// the queries asked side by side.
 	matches        keywordMatches
 	topicCreated   chan struct{}
+	postings       postingsKnobs
 	afterMatchFill func()
 	afterAskAlone  func(keyword string)
 	// personSlots and hitLists are social mapping's per-person buffers

@@ -30,6 +30,10 @@ type Repository interface {
 	// PruneMappingLog trims the log of social mapping's folded people,
 	// which profile reads write.
 	PruneMappingLog(ctx context.Context) (int64, error)
+	// PackKeywordPostings brings social mapping's posting lists up to the
+	// posts collected since (PostgreSQL), before the log is pruned past
+	// them.
+	PackKeywordPostings(ctx context.Context) (int, error)
 
 	SaveDiscovery(ctx context.Context, run DiscoveryRun) (DiscoveryOutcome, error)
 	RecordTopicFailure(ctx context.Context, id, msg string, countFailure bool, next time.Time) error
