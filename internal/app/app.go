@@ -98,7 +98,8 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			river.AddWorker(w, &wfengine.Worker{Engine: engine})
 		},
 		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler, topicScheduler,
-			&wfengine.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Retention: cfg.ExecutionRetention, Enqueue: enqueue}},
+			&wfengine.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Retention: cfg.ExecutionRetention, Enqueue: enqueue},
+			mappingMaintainer{st}},
 	})
 	if err != nil {
 		return err
@@ -212,6 +213,22 @@ func (rateWindowPruner) Name() string { return "rate-window-pruner" }
 
 func (p rateWindowPruner) ScanDue(ctx context.Context, now time.Time) error {
 	_, err := p.st.PruneRateWindows(ctx, now.Add(-5*time.Minute))
+	return err
+}
+
+// mappingMaintainer keeps social mapping's logs short and, on PostgreSQL,
+// its posting lists up to date: after the other scans, as building blocks
+// can take seconds, and packing before pruning, so that the log is not
+// pruned past the blocks.
+type mappingMaintainer struct{ st *store.Store }
+
+func (mappingMaintainer) Name() string { return "mapping-maintainer" }
+
+func (m mappingMaintainer) ScanDue(ctx context.Context, _ time.Time) error {
+	if _, err := m.st.PackKeywordPostings(ctx); err != nil {
+		return err
+	}
+	_, err := m.st.PruneMappingLog(ctx)
 	return err
 }
 

@@ -151,3 +151,33 @@ func FuzzMatchPostings(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPostingsBlock builds the lists of a block of posts of about 90
+// words each (IndexText included), and reads a common word's list back.
+func BenchmarkPostingsBlock(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	vocab := make([]string, 5000)
+	for i := range vocab {
+		vocab[i] = "w" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
+	}
+	texts := make([]string, 4096)
+	for i := range texts {
+		words := make([]byte, 0, 800)
+		for j := range 90 {
+			if j > 0 {
+				words = append(words, ' ')
+			}
+			words = append(words, vocab[int(float64(len(vocab))*r.Float64()*r.Float64())]...)
+		}
+		texts[i] = string(words)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		pb := NewPostingsBuilder()
+		for i, text := range texts {
+			pb.Add(int64(i+1), IndexText(text))
+		}
+		pb.Lists()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(texts)), "µs/post")
+}

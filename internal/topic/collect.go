@@ -27,13 +27,6 @@ type Repository interface {
 	ClaimDueProfiles(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]PersonRef, error)
 	CreditBlockedTopics(ctx context.Context, limit int) ([]string, error)
 	ExpireTopics(ctx context.Context, now time.Time) (int64, error)
-	// PruneMappingLog trims the log of social mapping's folded people,
-	// which profile reads write.
-	PruneMappingLog(ctx context.Context) (int64, error)
-	// PackKeywordPostings brings social mapping's posting lists up to the
-	// posts collected since (PostgreSQL), before the log is pruned past
-	// them.
-	PackKeywordPostings(ctx context.Context) (int, error)
 
 	SaveDiscovery(ctx context.Context, run DiscoveryRun) (DiscoveryOutcome, error)
 	RecordTopicFailure(ctx context.Context, id, msg string, countFailure bool, next time.Time) error

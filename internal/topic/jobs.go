@@ -127,12 +127,6 @@ func (s *Scheduler) ScanDue(ctx context.Context, now time.Time) error {
 	if _, err := s.Repo.ExpireTopics(ctx, now); err != nil {
 		return err
 	}
-	if _, err := s.Repo.PackKeywordPostings(ctx); err != nil {
-		return err
-	}
-	if _, err := s.Repo.PruneMappingLog(ctx); err != nil {
-		return err
-	}
 	if err := s.Collector.ResyncBlocked(ctx); err != nil {
 		return err
 	}
