@@ -96,6 +96,7 @@ type options struct {
 	reuse       string
 	cpuprofile  string
 	postings    bool
+	logged      int
 }
 
 func main() {
@@ -119,6 +120,8 @@ func main() {
 	flag.StringVar(&o.reuse, "reuse", "", "a database a run with the same sizes kept (-keep): the SQLite file, or the PostgreSQL schema; "+
 		"measures it without seeding (what is missing is still precomputed)")
 	flag.BoolVar(&o.postings, "postings", true, "PostgreSQL: pack the keyword posting lists as the tick does; false drops them, so that first calls ask the GIN index")
+	flag.IntVar(&o.logged, "logged", 0, "PostgreSQL: posts logged as changed after the posting lists were packed (texts unchanged), "+
+		"which a first call decides by their text; the service packs again after 500")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed queries (not the seeding) to this file")
 	flag.Parse()
 	// Interrupted, it still removes its database on the way out.
@@ -187,7 +190,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if err := seed(ctx, st, g, t, o, out); err != nil {
 		return err
 	}
-	if err := packPostings(ctx, st, o.postings, out); err != nil {
+	if err := packPostings(ctx, st, o.postings, o.logged, out); err != nil {
 		return err
 	}
 	if err := printSize(ctx, st, path, out); err != nil {
@@ -620,9 +623,10 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 }
 
 // packPostings builds the keyword posting lists as trawl serve's tick does
-// (a few blocks per tick), all of them, and prints what they hold; or, with
-// pack false, drops them (PostgreSQL; nothing on SQLite).
-func packPostings(ctx context.Context, st *store.Store, pack bool, out io.Writer) error {
+// (a few blocks per tick), all of them, and prints what they hold, then
+// logs `logged` random posts as changed; or, with pack false, drops them
+// (PostgreSQL; nothing on SQLite).
+func packPostings(ctx context.Context, st *store.Store, pack bool, logged int, out io.Writer) error {
 	if st.Dialect() != store.Postgres {
 		return nil
 	}
@@ -646,6 +650,12 @@ func packPostings(ctx context.Context, st *store.Store, pack bool, out io.Writer
 	}
 	fmt.Fprintf(out, "  keyword posting lists packed in %s: %d blocks, %d posts, %s of lists\n",
 		time.Since(start).Round(time.Millisecond), held.Blocks, held.Posts, mib(held.Bytes))
+	if logged > 0 {
+		if _, err := st.DB().ExecContext(ctx, `INSERT INTO mapping_posts_log (id) SELECT id FROM mapping_posts ORDER BY random() LIMIT $1`, logged); err != nil {
+			return fmt.Errorf("log posts: %w", err)
+		}
+		fmt.Fprintf(out, "  %d posts logged as changed since: every first call decides them by their text\n", logged)
+	}
 	return nil
 }
 
