@@ -255,13 +255,18 @@ func (c *cursor) next() bool {
 	if !c.word {
 		return true
 	}
-	start := c.b
-	for range c.n {
-		if _, ok := c.uvarint(); !ok {
-			return false
+	// Skipped, not decoded: a varint ends at its first byte below 0x80.
+	i, left := 0, c.n
+	for ; left > 0 && i < len(c.b); i++ {
+		if c.b[i] < 0x80 {
+			left--
 		}
 	}
-	c.pos = start[:len(start)-len(c.b)]
+	if left > 0 {
+		c.err = ErrPostings
+		return false
+	}
+	c.pos, c.b = c.b[:i], c.b[i:]
 	return true
 }
 

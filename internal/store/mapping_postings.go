@@ -155,11 +155,26 @@ func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQue
 	}
 	loaded := make([]*matchEntry, 0, len(queries))
 	for _, q := range queries {
-		var ids []int64
+		// Sized once: an entry takes three bytes at least (id, count, a
+		// position), and a common word's ids are hundreds of thousands.
+		hint := 0
+		for _, b := range blocks {
+			least := -1
+			for _, lex := range mapping.PostingLexemes(q.k) {
+				if n := len(lists[b.block][lex]) / 3; least < 0 || n < least {
+					least = n
+				}
+			}
+			hint += max(least, 0)
+		}
+		ids := make([]int64, 0, hint)
 		for _, b := range blocks {
 			if ids, err = mapping.MatchPostings(func(lex string) []byte { return lists[b.block][lex] }, q.k, q.level, ids); err != nil {
 				return nil, fmt.Errorf("posting lists of block %d: %w", b.block, err)
 			}
+		}
+		if cap(ids) > 2*len(ids) {
+			ids = slices.Clone(ids) // kept: not twice the memory
 		}
 		loaded = append(loaded, &matchEntry{query: q, ids: ids})
 	}
