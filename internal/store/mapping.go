@@ -80,7 +80,7 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
-	defer func() { s.hitLists.Put(&hits.list) }()
+	defer func() { s.hitLists.put(&hits.list) }()
 	steps.Engagements, steps.People, steps.PerPerson, lap = engagements, len(hits.list), time.Since(lap), time.Now()
 	if engagements > int64(maxCandidates) {
 		return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
@@ -221,7 +221,7 @@ type engagerHits struct {
 // are read from the pool tables.
 func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admit *admission) (engagerHits, int64, error) {
 	out := engagerHits{ties: map[int64][]int64{}}
-	if buf, ok := s.hitLists.Get().(*[]engagerHit); ok {
+	if buf := s.hitLists.get(); buf != nil {
 		out.list = (*buf)[:0]
 	}
 	// Where each person is in out.list, plus one (0: not yet), by person
@@ -229,14 +229,14 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admi
 	// times faster than a map here. It is a megabyte per 250,000 people,
 	// so queries reuse it, and clear only the entries they set.
 	var at []int32
-	if buf, ok := s.personSlots.Get().(*[]int32); ok {
+	if buf := s.personSlots.get(); buf != nil {
 		at = *buf
 	}
 	defer func() {
 		for _, h := range out.list {
 			at[h.person] = 0
 		}
-		s.personSlots.Put(&at)
+		s.personSlots.put(&at)
 	}()
 	var n int64
 	add := func(post int64, e engagerEntry) {

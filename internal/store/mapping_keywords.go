@@ -55,13 +55,13 @@ func (s *Store) qualifyingPosts(ctx context.Context, q mapping.Query, since int6
 		}
 	}
 	qualified := s.postSet()
-	defer s.postSets.Put(qualified)
+	defer s.postSets.put(qualified)
 	candidates := s.postSet()
-	defer s.postSets.Put(candidates)
+	defer s.postSets.put(candidates)
 	// How many count queries matched each post, by post id; emptied
 	// before it goes back.
 	sums := s.postCounts()
-	defer s.postCountSets.Put(sums)
+	defer s.postCountSets.put(sums)
 	defer func() { clear(*sums) }()
 	err := s.matchPosts(ctx, slices.Concat(qualify, count, check), func(i int, ids []int64) {
 		switch {
@@ -117,7 +117,7 @@ func (s *Store) planKeyword(keyword string) mapping.Keyword {
 
 // postSet is an empty set of posts, reused (Store.postSets).
 func (s *Store) postSet() *idSet {
-	if set, ok := s.postSets.Get().(*idSet); ok {
+	if set := s.postSets.get(); set != nil {
 		*set = (*set)[:0]
 		return set
 	}
@@ -126,7 +126,7 @@ func (s *Store) postSet() *idSet {
 
 // postCounts is an empty count per post id, reused (Store.postCountSets).
 func (s *Store) postCounts() *[]uint8 {
-	if c, ok := s.postCountSets.Get().(*[]uint8); ok {
+	if c := s.postCountSets.get(); c != nil {
 		return c
 	}
 	return new([]uint8)

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,12 +77,14 @@ type Store struct {
 	postings       postingsKnobs
 	afterMatchFill func()
 	afterAskAlone  func(keyword string)
-	// personSlots and hitLists are social mapping's per-person buffers
-	// (*[]int32, *[]engagerHit), postSets its sets of qualifying posts
-	// (*idSet) and postCountSets its counts of keyword mentions per post
-	// (*[]uint8), reused: a query fills megabytes of them, and fresh memory
-	// costs a page fault per page on first touch.
-	personSlots, hitLists, postSets, postCountSets sync.Pool
+	// personSlots and hitLists are social mapping's per-person buffers,
+	// postSets its sets of qualifying posts and postCountSets its counts of
+	// keyword mentions per post, reused: a query fills megabytes of them,
+	// and fresh memory costs a page fault per page on first touch.
+	personSlots   reused[[]int32]
+	hitLists      reused[[]engagerHit]
+	postSets      reused[idSet]
+	postCountSets reused[[]uint8]
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….
