@@ -360,30 +360,16 @@ func (s *Store) buildPostingBlock(ctx context.Context, block int64) error {
 	if _, err := tx.ExecContext(ctx, `SET LOCAL jit = off`); err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, text FROM (
+	texts, err := readTexts(ctx, tx, `SELECT id, TRUE, text FROM (
 	    SELECT m.id, (SELECT p.text FROM pronet_posts p WHERE p.urn = m.urn) AS text
 	      FROM mapping_posts m WHERE m.id >= $1 AND m.id < $2) b
-	  WHERE text IS NOT NULL ORDER BY id`, first, end)
+	  WHERE text IS NOT NULL ORDER BY id`, []any{first, end})
 	if err != nil {
 		return fmt.Errorf("posts' text: %w", err)
 	}
 	b := mapping.NewPostingsBuilder()
-	posts := 0
-	for rows.Next() {
-		var (
-			id   int64
-			text string
-		)
-		if err := rows.Scan(&id, &text); err != nil {
-			rows.Close()
-			return fmt.Errorf("posts' text: %w", err)
-		}
-		b.Add(id, mapping.IndexText(text))
-		posts++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("posts' text: %w", err)
+	for _, p := range texts {
+		b.Add(p.id, mapping.IndexText(p.text))
 	}
 	tx.Rollback() //nolint:errcheck // read-only
 	lexemes, lists := b.Lists()
@@ -415,7 +401,7 @@ func (s *Store) buildPostingBlock(ctx context.Context, block int64) error {
 		    VALUES ($1, $2, $3, $4, $5, $6, $7)
 		    ON CONFLICT (block) DO UPDATE SET first_id = excluded.first_id, end_id = excluded.end_id, position = excluded.position,
 		      next_id = excluded.next_id, posts = excluded.posts, bytes = excluded.bytes`,
-			block, first, end, int64(pos), nextID, posts, bytes)
+			block, first, end, int64(pos), nextID, len(texts), bytes)
 		return err
 	})
 }
