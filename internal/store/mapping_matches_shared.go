@@ -63,7 +63,8 @@ func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []ind
 	if len(loaded) == 0 {
 		return ask, nil
 	}
-	more, err := s.catchUp(ctx, tx, loaded, oldest, fills)
+	changed, args := s.changedSince(postsLog, oldest)
+	more, err := s.catchUp(ctx, tx, loaded, changed, args, fills)
 	return append(ask, more...), err
 }
 

@@ -180,16 +180,20 @@ func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQue
 		loaded = append(loaded, &matchEntry{query: q, ids: ids})
 	}
 	s.matches.postingReads.Add(1)
-	return s.catchUp(ctx, tx, loaded, oldest, fills)
+	// The posts logged since their own block's position, or past the
+	// blocks: those since the oldest would be the posts of every block
+	// built since, hundreds more to decide.
+	changed := `SELECT DISTINCT l.id FROM ` + postsLog + ` l LEFT JOIN mapping_posting_blocks b ON l.id >= b.first_id AND l.id < b.end_id
+	  WHERE l.xid >= $1::text::xid8 AND (b.block IS NULL OR l.xid >= b.position::text::xid8)`
+	return s.catchUp(ctx, tx, loaded, changed, []any{strconv.FormatUint(oldest, 10)}, fills)
 }
 
-// catchUp decides the posts logged since oldest for entries read as of
-// positions from oldest on, and puts them in fills; when more posts changed
-// than a lookup decides, it returns their queries, to ask the index.
-// Deciding a post logged before an entry's own position again changes
-// nothing.
-func (s *Store) catchUp(ctx context.Context, tx *sql.Tx, loaded []*matchEntry, oldest uint64, fills map[string]*matchEntry) ([]indexQuery, error) {
-	changed, args := s.changedSince(postsLog, oldest)
+// catchUp decides the posts the subquery changed names (with args) for
+// entries read as of an older snapshot, and puts them in fills; when more
+// posts changed than a lookup decides, it returns their queries, to ask
+// the index. Deciding again a post that changed before an entry was read
+// changes nothing.
+func (s *Store) catchUp(ctx context.Context, tx *sql.Tx, loaded []*matchEntry, changed string, args []any, fills map[string]*matchEntry) ([]indexQuery, error) {
 	texts, err := changedTexts(ctx, tx, changed, args)
 	if err != nil {
 		return nil, err
