@@ -359,11 +359,7 @@ func (s *Store) buildPostingBlock(ctx context.Context, block int64) error {
 		return fmt.Errorf("posts: %w", err)
 	}
 	// Each post's text by its URN: a join would scan every post's text
-	// for a block's (the planner's choice, 4 GB on the reference pool),
-	// and JIT compiling the statement cost more than it ran.
-	if _, err := tx.ExecContext(ctx, `SET LOCAL jit = off`); err != nil {
-		return err
-	}
+	// for a block's (the planner's choice, 4 GB on the reference pool).
 	texts, err := readTexts(ctx, tx, `SELECT id, TRUE, text FROM (
 	    SELECT m.id, (SELECT p.text FROM pronet_posts p WHERE p.urn = m.urn) AS text
 	      FROM mapping_posts m WHERE m.id >= $1 AND m.id < $2) b
