@@ -216,11 +216,17 @@ type cursor struct {
 	id      int64
 	n       int
 	// pos is the entry's positions, still encoded.
-	pos []byte
-	err error
+	pos     []byte
+	decoded []int
+	err     error
 }
 
 func (c *cursor) uvarint() (uint64, bool) {
+	if len(c.b) > 0 && c.b[0] < 0x80 { // most are one byte
+		v := uint64(c.b[0])
+		c.b = c.b[1:]
+		return v, true
+	}
 	v, n := binary.Uvarint(c.b)
 	if n <= 0 {
 		c.err = ErrPostings
@@ -270,9 +276,11 @@ func (c *cursor) next() bool {
 	return true
 }
 
-// positions decodes the entry's positions.
+// positions decodes the entry's positions, into a buffer the next call
+// reuses.
 func (c *cursor) positions() ([]int, error) {
-	out := make([]int, 0, c.n)
+	out := c.decoded[:0]
+	defer func() { c.decoded = out[:0] }()
 	b, p := c.pos, 0
 	for len(b) > 0 {
 		d, n := binary.Uvarint(b)
