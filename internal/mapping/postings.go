@@ -3,6 +3,7 @@ package mapping
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 )
@@ -246,8 +247,8 @@ func (c *cursor) next() bool {
 	if !ok {
 		return false
 	}
-	if c.started && d == 0 {
-		c.err = ErrPostings
+	if c.started && d == 0 || d > math.MaxInt64-uint64(c.id) {
+		c.err = ErrPostings // ids ascend, and fit an int64
 		return false
 	}
 	c.started = true

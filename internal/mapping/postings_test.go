@@ -133,6 +133,8 @@ func FuzzMatchPostings(f *testing.F) {
 	for i := range lexemes {
 		f.Add(lists[i], lists[(i+1)%len(lists)])
 	}
+	// An id past int64.
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 1, 0x02, 1, 1}, lists[0])
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		lists := func(lex string) []byte {
 			if lex == "wsales" || lex == "hsales" {
