@@ -11,7 +11,9 @@
 // prints p50/p95 with the exact totals, which it checks against its own
 // count over the generated data. The pool is loaded without collection's
 // precomputation, which store.PrecomputeMapping then makes (timed
-// apart). Each call also records how long its steps took
+// apart); on PostgreSQL store.PackKeywordPostings then builds the keyword
+// posting lists (timed apart too; -postings=false drops them, so that
+// first calls ask GIN). Each call also records how long its steps took
 // (store.WithMappingSteps): the keyword match, the engagements to one row
 // per person (the distinct count without filters), the filters, the page;
 // and how many qualifying engagements each query has, from which
@@ -121,7 +123,7 @@ func main() {
 		"measures it without seeding (what is missing is still precomputed)")
 	flag.BoolVar(&o.postings, "postings", true, "PostgreSQL: pack the keyword posting lists as the tick does; false drops them, so that first calls ask the GIN index")
 	flag.IntVar(&o.logged, "logged", 0, "PostgreSQL: posts logged as changed after the posting lists were packed (texts unchanged), "+
-		"which a first call decides by their text; the service packs again after 500")
+		"which a first call decides by their text; the tick builds a block again after 200 of its posts changed")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed queries (not the seeding) to this file")
 	flag.Parse()
 	// Interrupted, it still removes its database on the way out.
