@@ -52,6 +52,21 @@ func TestMappingAPI(t *testing.T) {
 			return settled && pool.Total >= 10
 		})
 
+		t.Run("posting lists on /metrics", func(t *testing.T) {
+			// PostgreSQL's tick builds them; SQLite has none.
+			if _, ok := metricValue(t, c, "trawl_mapping_posting_blocks"); engine == store.SQLite {
+				if ok {
+					t.Fatal("SQLite exports trawl_mapping_posting_blocks")
+				}
+				return
+			}
+			waitUntil(t, ts, "the posting lists", func() bool {
+				blocks, _ := metricValue(t, c, "trawl_mapping_posting_blocks")
+				posts, _ := metricValue(t, c, "trawl_mapping_posting_posts")
+				bytes, _ := metricValue(t, c, "trawl_mapping_posting_bytes")
+				return blocks >= 1 && posts > 0 && bytes > 0
+			})
+		})
 		t.Run("validation", func(t *testing.T) { testMappingValidation(t, c) })
 		t.Run("gates", func(t *testing.T) { testMappingGates(t, ts) })
 		t.Run("includes", func(t *testing.T) { testMappingIncludes(t, c) })
@@ -499,18 +514,11 @@ func TestNewTopicsKeywordsKeptAtOnce(t *testing.T) {
 	c := ts.Client
 	kept := func() float64 {
 		t.Helper()
-		r := mustDo(t, c, http.MethodGet, "/metrics", nil, 200)
-		for line := range strings.Lines(string(r.Body)) {
-			if v, ok := strings.CutPrefix(line, "trawl_mapping_keyword_matches "); ok {
-				n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
+		n, ok := metricValue(t, c, "trawl_mapping_keyword_matches")
+		if !ok {
+			t.Fatal("no trawl_mapping_keyword_matches on /metrics")
 		}
-		t.Fatalf("no trawl_mapping_keyword_matches in\n%s", r.Body)
-		return 0
+		return n
 	}
 	if n := kept(); n != 0 {
 		t.Fatalf("%v keywords kept before any topic", n)
@@ -523,4 +531,21 @@ func TestNewTopicsKeywordsKeptAtOnce(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// metricValue reads a series without labels from /metrics; false when the
+// process does not export it.
+func metricValue(t *testing.T, c *client.Client, name string) (float64, bool) {
+	t.Helper()
+	r := mustDo(t, c, http.MethodGet, "/metrics", nil, 200)
+	for line := range strings.Lines(string(r.Body)) {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n, true
+		}
+	}
+	return 0, false
 }

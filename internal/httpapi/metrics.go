@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -8,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/trawlhq/trawl/internal/store"
 )
 
 // metrics are the HTTP layer's Prometheus series, on a registry of the
@@ -49,6 +52,42 @@ func (m *metrics) watchKeywordMatches(held func() (entries, ids int)) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "trawl_mapping_keyword_match_posts", Help: "Post ids the kept keyword matches hold (at most 8,388,608).",
 		}, func() float64 { _, n := held(); return float64(n) }))
+}
+
+// watchKeywordPostings adds the series of the keyword posting lists that
+// first mapping queries read on PostgreSQL, read from the database at each
+// scrape: an operator sees them cover the pool after the migration that
+// adds them, and their size.
+func (m *metrics) watchKeywordPostings(held func(context.Context) (store.KeywordPostings, error)) {
+	m.registry.MustRegister(&postingsCollector{held: held,
+		blocks: prometheus.NewDesc("trawl_mapping_posting_blocks", "Blocks of keyword posting lists built (65,536 post ids each).", nil, nil),
+		posts:  prometheus.NewDesc("trawl_mapping_posting_posts", "Posts the keyword posting lists hold, as each block was built.", nil, nil),
+		bytes:  prometheus.NewDesc("trawl_mapping_posting_bytes", "Bytes of the keyword posting lists.", nil, nil),
+	})
+}
+
+type postingsCollector struct {
+	held                 func(context.Context) (store.KeywordPostings, error)
+	blocks, posts, bytes *prometheus.Desc
+}
+
+func (c *postingsCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.blocks
+	ch <- c.posts
+	ch <- c.bytes
+}
+
+func (c *postingsCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	held, err := c.held(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.blocks, err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(held.Blocks))
+	ch <- prometheus.MustNewConstMetric(c.posts, prometheus.GaugeValue, float64(held.Posts))
+	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(held.Bytes))
 }
 
 // Registry lets other parts of the process (workers) add their series.

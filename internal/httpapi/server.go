@@ -93,6 +93,9 @@ func New(d Deps) *Server {
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
+	if s.store.Dialect() == store.Postgres {
+		s.metrics.watchKeywordPostings(s.store.KeywordPostingsHeld)
+	}
 	mux.Handle("GET /metrics", s.metrics.handler())
 	docs := docsHandler(hc.Info.Title, hc.OpenAPIPath+".json")
 	mux.Handle("GET "+docsPath, docs)
