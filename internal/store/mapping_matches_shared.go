@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 )
 
@@ -32,24 +31,47 @@ func (s *Store) sharesMatches() bool { return s.dialect == Postgres }
 // every entry: deciding a post logged before an entry's own position again
 // changes nothing.
 func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []indexQuery, pruned uint64, fills map[string]*matchEntry) ([]indexQuery, error) {
+	type stored struct {
+		position int64
+		packed   []byte
+	}
+	// One statement for all of them: a lookup's keywords are asked at once.
+	keys := make([]string, len(queries))
+	for i, q := range queries {
+		keys[i] = sharedKey(q)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT key, position, ids FROM mapping_keyword_matches WHERE key = ANY($1)`, keys)
+	if err != nil {
+		return nil, fmt.Errorf("shared keyword matches: %w", err)
+	}
+	found := map[string]stored{}
+	for rows.Next() {
+		var (
+			key string
+			e   stored
+		)
+		if err := rows.Scan(&key, &e.position, &e.packed); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("shared keyword matches: %w", err)
+		}
+		found[key] = e
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("shared keyword matches: %w", err)
+	}
 	var (
 		ask    []indexQuery
 		loaded []*matchEntry
 		oldest uint64
 	)
-	for _, q := range queries {
-		var (
-			position int64
-			packed   []byte
-		)
-		err := tx.QueryRowContext(ctx, `SELECT position, ids FROM mapping_keyword_matches WHERE key = $1`, sharedKey(q)).Scan(&position, &packed)
-		if errors.Is(err, sql.ErrNoRows) {
+	for i, q := range queries {
+		e, ok := found[keys[i]]
+		if !ok {
 			ask = append(ask, q)
 			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("shared keyword matches: %w", err)
-		}
+		position, packed := e.position, e.packed
 		ids, ok := unpackIDs(packed)
 		if !ok || position < 0 || s.prunedPast(pruned, uint64(position)) {
 			ask = append(ask, q)

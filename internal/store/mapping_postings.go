@@ -158,15 +158,16 @@ func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQue
 	for _, q := range queries {
 		// Sized once: an entry takes three bytes at least (id, count, a
 		// position), and a common word's ids are hundreds of thousands.
-		hint := 0
+		lexes, hint := mapping.PostingLexemes(q.k), 0
 		for _, b := range blocks {
-			least := -1
-			for _, lex := range mapping.PostingLexemes(q.k) {
-				if n := len(lists[b.block][lex]) / 3; least < 0 || n < least {
-					least = n
-				}
+			if len(lexes) == 0 {
+				break // a keyword without a word matches nothing
 			}
-			hint += max(least, 0)
+			least := len(lists[b.block][lexes[0]])
+			for _, lex := range lexes[1:] {
+				least = min(least, len(lists[b.block][lex]))
+			}
+			hint += least / 3
 		}
 		ids := make([]int64, 0, hint)
 		for _, b := range blocks {
