@@ -311,7 +311,7 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 	}
 	tx.Rollback() //nolint:errcheck // read-only
 
-	var build []int64
+	var build, moved, from []int64
 	total, most := 0, int64(-1)
 	for block := int64(0); block <= (nextID-1)/size; block++ {
 		b, ok := byBlock[block]
@@ -321,10 +321,7 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 			build = append(build, block)
 		case n == 0 && uint64(b.position) < pos:
 			// Nothing of it changed since: it holds as of pos too.
-			if _, err := s.db.ExecContext(ctx, `UPDATE mapping_posting_blocks SET position = $1 WHERE block = $2 AND position = $3`,
-				int64(pos), block, b.position); err != nil {
-				return nil, fmt.Errorf("move block %d: %w", block, err)
-			}
+			moved, from = append(moved, block), append(from, b.position)
 		default:
 			total += n
 			if most < 0 || n > len(changed[most]) {
@@ -334,6 +331,14 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 	}
 	if total > s.rebuildAfter() {
 		build = append(build, most)
+	}
+	if len(moved) > 0 {
+		// Unless a build wrote it meanwhile.
+		if _, err := s.db.ExecContext(ctx, `UPDATE mapping_posting_blocks b SET position = $1
+		    FROM unnest($2::bigint[], $3::bigint[]) AS m(block, was) WHERE b.block = m.block AND b.position = m.was`,
+			int64(pos), moved, from); err != nil {
+			return nil, fmt.Errorf("move blocks: %w", err)
+		}
 	}
 	slices.Sort(build)
 	build = slices.Compact(build)
