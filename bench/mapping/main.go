@@ -890,7 +890,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Micros
 func printSplit(out io.Writer, sc []scenario, rows []result) {
 	fmt.Fprintln(out, "where the time goes (p50 of each step over the timed calls, store.MappingSteps):")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "query\tpage\tposts\tengagements\tpeople\tkeyword match\tper person\tfilters\tsort + page\tcall p50\tµs per engagement\tmatch, first call\t")
+	fmt.Fprintln(tw, "query\tpage\tposts\tengagements\tpeople\tkeyword match\tper person\tfilters (alongside the match)\tsort + page\tcall p50\tµs per engagement\tmatch, first call\t")
 	for _, r := range rows {
 		step := func(f func(store.MappingSteps) time.Duration) time.Duration {
 			l := make([]time.Duration, len(r.steps))

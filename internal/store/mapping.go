@@ -58,24 +58,39 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 	}
 	*steps = MappingSteps{}
 	lap := time.Now()
+	// With filters, who may pass is decided first, and only they get a
+	// place in the per-person list. It does not depend on the posts, so it
+	// is decided while the keywords are matched, on another core.
+	var (
+		admit     *admission
+		admitErr  error
+		admitted  = make(chan struct{})
+		filtering = !q.Filters.Empty()
+	)
+	if filtering {
+		go func() {
+			defer close(admitted)
+			start := time.Now()
+			admit, admitErr = s.admission(ctx, q.Filters)
+			steps.Filters = time.Since(start)
+		}()
+		defer func() { <-admitted }()
+	}
 	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
 	posts, err := s.qualifyingPosts(ctx, q, since, false)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
-	steps.Posts, steps.Match, lap = len(posts), time.Since(lap), time.Now()
+	steps.Posts, steps.Match = len(posts), time.Since(lap)
 	if len(posts) == 0 {
 		return []MappingResult{}, 0, nil
 	}
-	// With filters, who may pass is decided first, and only they get a
-	// place in the per-person list.
-	var admit *admission
-	if !q.Filters.Empty() {
-		if admit, err = s.admission(ctx, q.Filters); err != nil {
-			return nil, 0, fmt.Errorf("store: social mapping: %w", err)
+	if filtering {
+		if <-admitted; admitErr != nil {
+			return nil, 0, fmt.Errorf("store: social mapping: %w", admitErr)
 		}
-		steps.Filters, lap = time.Since(lap), time.Now()
 	}
+	lap = time.Now()
 	hits, engagements, err := s.engagersOf(ctx, posts, since, admit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
@@ -178,7 +193,7 @@ type MappingSteps struct {
 	// the window, of the people the filters may let pass.
 	PerPerson time.Duration
 	// Filters: who may pass the filters, from the folded columns of
-	// every person (before PerPerson).
+	// every person (alongside Match).
 	Filters time.Duration
 	// Page: the sort, the page's people and posts.
 	Page time.Duration
