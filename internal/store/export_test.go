@@ -75,3 +75,7 @@ func (s *Store) SharedMatchKey(keyword string, level int) string {
 	k := s.planKeyword(keyword)
 	return sharedKey(s.indexQuery(keyword, k, level))
 }
+
+// ReadEngagementsApart sets the fewest posts whose engagements a social
+// mapping query reads in two halves side by side (0: the default).
+func (s *Store) ReadEngagementsApart(posts int) { s.postsApart = posts }

@@ -175,13 +175,21 @@ func checkOracle(t *testing.T, s *store.Store, state string) {
 		if err != nil {
 			t.Fatalf("%s: %+v: %v", state, q, err)
 		}
-		var got []string
-		for _, r := range rs {
-			got = append(got, fmt.Sprintf("%s %s %d %s", r.Person.URN, r.EngagementType, r.EngagedAt.UnixMilli(), r.PostURN))
-		}
+		got := mappingRows(rs)
 		want := pool.mapping(q)
 		if !slices.Equal(got, want) || total != int64(len(want)) {
 			t.Errorf("%s: mapping %+v:\n got %v (total %d)\nwant %v", state, q, got, total, want)
+		}
+		// The same with the posts' engagements read in two halves and
+		// merged, as a query over thousands of posts reads them.
+		s.ReadEngagementsApart(1)
+		rs, total, err = s.SocialMapping(ctx, q, mapNow, noLimit)
+		s.ReadEngagementsApart(0)
+		if err != nil {
+			t.Fatalf("%s: %+v: %v", state, q, err)
+		}
+		if got := mappingRows(rs); !slices.Equal(got, want) || total != int64(len(want)) {
+			t.Errorf("%s: mapping %+v, read in halves:\n got %v (total %d)\nwant %v", state, q, got, total, want)
 		}
 		cs, total, err := s.DiscoverCreators(ctx, q, mapNow, noLimit)
 		if err != nil {
@@ -215,6 +223,15 @@ func checkOracle(t *testing.T, s *store.Store, state string) {
 			}
 		}
 	}
+}
+
+// mappingRows writes each result as the oracle does.
+func mappingRows(rs []store.MappingResult) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, fmt.Sprintf("%s %s %d %s", r.Person.URN, r.EngagementType, r.EngagedAt.UnixMilli(), r.PostURN))
+	}
+	return out
 }
 
 type oraclePool struct {

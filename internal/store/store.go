@@ -72,9 +72,11 @@ type Store struct {
 	// keywords; afterMatchFill, for tests, runs between asking the index
 	// and bringing what it said up to date, afterAskAlone after each of
 	// the queries asked side by side.
-	matches        keywordMatches
-	topicCreated   chan struct{}
-	postings       postingsKnobs
+	matches      keywordMatches
+	topicCreated chan struct{}
+	postings     postingsKnobs
+	// postsApart, when set (tests), is minPostsApart instead.
+	postsApart     int
 	afterMatchFill func()
 	afterAskAlone  func(keyword string)
 	// personSlots and hitLists are social mapping's per-person buffers,
