@@ -128,30 +128,85 @@ var ErrPostings = errors.New("mapping: malformed posting list")
 // or a loose keyword, its words at their gaps (level 1 only, as
 // termsQuery asks them).
 func MatchPostings(lists func(lex string) []byte, k Keyword, level int, ids []int64) ([]int64, error) {
-	switch k.Kind {
-	case KeywordNone:
-		return ids, nil
-	case KeywordCounted:
-		lex := k.Lexemes[0]
-		if a, b, ok := splitPair(lex); ok {
-			return matchChain(lists, []string{a, b}, []int{0, 1}, level, ids)
+	all := [][]int64{ids}
+	err := MatchPostingsAll(lists, []PostingQuery{{K: k, Level: level}}, all)
+	return all[0], err
+}
+
+// PostingQuery is one index query MatchPostingsAll answers.
+type PostingQuery struct {
+	K     Keyword
+	Level int
+}
+
+// MatchPostingsAll appends to ids[i] the posts that queries[i] matches, as
+// MatchPostings does, reading what several queries count once: a counted
+// keyword's levels, and a two-word phrase with its pair's levels, which
+// count the same words at the same gaps.
+func MatchPostingsAll(lists func(lex string) []byte, queries []PostingQuery, ids [][]int64) error {
+	done := make([]bool, len(queries))
+	for i, q := range queries {
+		if done[i] {
+			continue
 		}
-		c := cursor{b: lists(lex), word: lex[0] == 'w'}
-		for c.next() {
-			if c.n >= level {
-				ids = append(ids, c.id)
+		lexemes, gaps := postingSource(q.K)
+		var levels []int // of the queries counted with this one, by index
+		for j := i; j < len(queries); j++ {
+			if l, g := postingSource(queries[j].K); !done[j] && slices.Equal(l, lexemes) && slices.Equal(g, gaps) {
+				done[j] = true
+				levels = append(levels, j)
 			}
 		}
-		return ids, c.err
+		emit := func(id int64, n int) {
+			for _, j := range levels {
+				level := queries[j].Level
+				if queries[j].K.Kind != KeywordCounted {
+					level = 1
+				}
+				if n >= level {
+					ids[j] = append(ids[j], id)
+				}
+			}
+		}
+		var err error
+		switch {
+		case len(lexemes) == 0:
+		case gaps == nil:
+			c := cursor{b: lists(lexemes[0]), word: lexemes[0][0] == 'w'}
+			for c.next() {
+				emit(c.id, c.n)
+			}
+			err = c.err
+		default:
+			err = countChain(lists, lexemes, gaps, emit)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// postingSource is what k's index query counts: one counted lexeme (gaps
+// nil), or words at their gaps (a pair's two words one apart).
+func postingSource(k Keyword) (lexemes []string, gaps []int) {
+	switch k.Kind {
+	case KeywordNone:
+		return nil, nil
+	case KeywordCounted:
+		if a, b, ok := splitPair(k.Lexemes[0]); ok {
+			return []string{a, b}, []int{0, 1}
+		}
+		return k.Lexemes[:1], nil
 	default:
-		return matchChain(lists, k.Lexemes, k.Gaps, 1, ids)
+		return k.Lexemes, k.Gaps
 	}
 }
 
-// matchChain appends the posts where the words occur at their gaps at
-// least level times (level > 1 for a pair of different words only, whose
-// occurrences cannot overlap).
-func matchChain(lists func(lex string) []byte, lexemes []string, gaps []int, level int, ids []int64) ([]int64, error) {
+// countChain calls emit with each post where the words occur at their
+// gaps, and how many times (a pair of different words, whose occurrences
+// cannot overlap, may count more than one).
+func countChain(lists func(lex string) []byte, lexemes []string, gaps []int, emit func(id int64, n int)) error {
 	cs := make([]cursor, len(lexemes))
 	offsets := make([]int, len(lexemes))
 	for i, lex := range lexemes {
@@ -167,7 +222,7 @@ func matchChain(lists func(lex string) []byte, lexemes []string, gaps []int, lev
 		for i := 1; i < len(cs) && aligned; i++ {
 			for !cs[i].started || cs[i].id < id {
 				if !cs[i].next() {
-					return ids, firstErr(cs)
+					return firstErr(cs)
 				}
 			}
 			aligned = cs[i].id == id
@@ -179,7 +234,7 @@ func matchChain(lists func(lex string) []byte, lexemes []string, gaps []int, lev
 		for i := range cs {
 			ps, err := cs[i].positions()
 			if err != nil {
-				return ids, err
+				return err
 			}
 			at = append(at, ps)
 		}
@@ -193,11 +248,11 @@ func matchChain(lists func(lex string) []byte, lexemes []string, gaps []int, lev
 				n++
 			}
 		}
-		if n >= level {
-			ids = append(ids, id)
+		if n > 0 {
+			emit(id, n)
 		}
 	}
-	return ids, firstErr(cs)
+	return firstErr(cs)
 }
 
 func firstErr(cs []cursor) error {

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -106,7 +107,11 @@ func TestPostingsManyPosts(t *testing.T) {
 		}
 		posts[id], terms[id] = text, IndexText(text)
 	}
-	for _, keyword := range []string{"sales", "#sales", "revops", "#revops", "sales ops", "ops sales", "product led growth", "product-led", "sales sales", "led growth", "nothing"} {
+	var (
+		all   []PostingQuery
+		wants [][]int64
+	)
+	for _, keyword := range []string{"sales", "#sales", "revops", "#revops", "sales ops", "sales-ops", "sales. ops", "ops sales", "product led growth", "product-led", "sales sales", "led growth", "nothing"} {
 		k := PlanKeyword(keyword)
 		for _, q := range queriesOf(k) {
 			var want []int64
@@ -119,6 +124,28 @@ func TestPostingsManyPosts(t *testing.T) {
 			if got := postingsSay(t, terms, q.k, q.level); !slices.Equal(got, want) {
 				t.Fatalf("keyword %q (%+v) at level %d: lists match %v, want %v", keyword, q.k, q.level, got, want)
 			}
+			all, wants = append(all, PostingQuery{K: q.k, Level: q.level}), append(wants, want)
+		}
+	}
+	// All of them at once, as a store asks a query's keywords: what
+	// several count (levels, a phrase and its pair) is read once.
+	b := NewPostingsBuilder()
+	for _, id := range slices.Sorted(maps.Keys(terms)) {
+		b.Add(id, terms[id])
+	}
+	lexemes, lists := b.Lists()
+	got := make([][]int64, len(all))
+	if err := MatchPostingsAll(func(lex string) []byte {
+		if i, ok := slices.BinarySearch(lexemes, lex); ok {
+			return lists[i]
+		}
+		return nil
+	}, all, got); err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range all {
+		if !slices.Equal(got[i], wants[i]) {
+			t.Fatalf("all at once, %+v at level %d: lists match %v, want %v", q.K, q.Level, got[i], wants[i])
 		}
 	}
 }
@@ -142,12 +169,22 @@ func FuzzMatchPostings(f *testing.F) {
 			}
 			return b
 		}
+		var all []PostingQuery
 		for _, keyword := range []string{"sales", "#sales", "sales ops", "sales-ops"} {
 			k := PlanKeyword(keyword)
 			for _, q := range queriesOf(k) {
 				ids, err := MatchPostings(lists, q.k, q.level, nil)
 				if err == nil && !slices.IsSorted(ids) {
 					t.Fatalf("ids not ascending: %v", ids)
+				}
+				all = append(all, PostingQuery{K: q.k, Level: q.level})
+			}
+		}
+		ids := make([][]int64, len(all))
+		if err := MatchPostingsAll(lists, all, ids); err == nil {
+			for i := range all {
+				if !slices.IsSorted(ids[i]) {
+					t.Fatalf("ids not ascending: %v", ids[i])
 				}
 			}
 		}

@@ -154,8 +154,43 @@ func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQue
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("posting lists: %w", err)
 	}
-	loaded := make([]*matchEntry, 0, len(queries))
-	for _, q := range queries {
+	// The blocks are independent: the two halves are matched side by
+	// side, on two cores, and their posts put end to end.
+	half := len(blocks) / 2
+	var (
+		late    [][]int64
+		lateErr error
+		done    = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		late, lateErr = matchBlocks(queries, blocks[half:], lists)
+	}()
+	early, err := matchBlocks(queries, blocks[:half], lists)
+	<-done
+	if err = cmp.Or(err, lateErr); err != nil {
+		return nil, err
+	}
+	loaded := make([]*matchEntry, len(queries))
+	for i, q := range queries {
+		loaded[i] = &matchEntry{query: q, ids: slices.Concat(early[i], late[i])}
+	}
+	s.matches.postingReads.Add(1)
+	// The posts logged since their own block's position, or past the
+	// blocks: those since the oldest would be the posts of every block
+	// built since, hundreds more to decide.
+	changed := `SELECT DISTINCT l.id FROM ` + postsLog + ` l LEFT JOIN mapping_posting_blocks b ON l.id >= b.first_id AND l.id < b.end_id
+	  WHERE l.xid >= $1::text::xid8 AND (b.block IS NULL OR l.xid >= b.position::text::xid8)`
+	return s.catchUp(ctx, tx, loaded, changed, []any{strconv.FormatUint(oldest, 10)}, fills)
+}
+
+// matchBlocks returns the posts each of queries matches in the lists of
+// blocks (ascending, as the blocks are).
+func matchBlocks(queries []indexQuery, blocks []postingBlock, lists map[int64]map[string][]byte) ([][]int64, error) {
+	out := make([][]int64, len(queries))
+	asked := make([]mapping.PostingQuery, len(queries))
+	for i, q := range queries {
+		asked[i] = mapping.PostingQuery{K: q.k, Level: q.level}
 		// Sized once: an entry takes three bytes at least (id, count, a
 		// position), and a common word's ids are hundreds of thousands.
 		lexes, hint := mapping.PostingLexemes(q.k), 0
@@ -169,24 +204,14 @@ func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQue
 			}
 			hint += least / 3
 		}
-		ids := make([]int64, 0, hint)
-		for _, b := range blocks {
-			if ids, err = mapping.MatchPostings(func(lex string) []byte { return lists[b.block][lex] }, q.k, q.level, ids); err != nil {
-				return nil, fmt.Errorf("posting lists of block %d: %w", b.block, err)
-			}
-		}
-		if cap(ids) > 2*len(ids) {
-			ids = slices.Clone(ids) // kept: not twice the memory
-		}
-		loaded = append(loaded, &matchEntry{query: q, ids: ids})
+		out[i] = make([]int64, 0, hint)
 	}
-	s.matches.postingReads.Add(1)
-	// The posts logged since their own block's position, or past the
-	// blocks: those since the oldest would be the posts of every block
-	// built since, hundreds more to decide.
-	changed := `SELECT DISTINCT l.id FROM ` + postsLog + ` l LEFT JOIN mapping_posting_blocks b ON l.id >= b.first_id AND l.id < b.end_id
-	  WHERE l.xid >= $1::text::xid8 AND (b.block IS NULL OR l.xid >= b.position::text::xid8)`
-	return s.catchUp(ctx, tx, loaded, changed, []any{strconv.FormatUint(oldest, 10)}, fills)
+	for _, b := range blocks {
+		if err := mapping.MatchPostingsAll(func(lex string) []byte { return lists[b.block][lex] }, asked, out); err != nil {
+			return nil, fmt.Errorf("posting lists of block %d: %w", b.block, err)
+		}
+	}
+	return out, nil
 }
 
 // catchUp decides the posts the subquery changed names (with args) for
