@@ -161,25 +161,24 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 		postIDs = append(postIDs, h.post)
 		postIDs = append(postIDs, hits.ties[h.person]...)
 	}
-	postURNs, err := s.postURNs(ctx, postIDs)
+	shown, err := s.pagePosts(ctx, postIDs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
 	out := make([]MappingResult, len(page))
 	for i, h := range page {
-		urn := postURNs[h.post]
+		post := shown[h.post]
 		for _, p := range hits.ties[h.person] {
-			if u := postURNs[p]; u < urn {
-				urn = u
+			if tie := shown[p]; tie.urn < post.urn {
+				post = tie
 			}
 		}
-		out[i] = MappingResult{Person: people[h.person], EngagementType: "like", EngagedAt: fromMS(h.at), PostURN: urn}
+		out[i] = MappingResult{Person: people[h.person], EngagementType: "like", EngagedAt: fromMS(h.at), PostURN: post.urn,
+			PostText: post.Text, PostURL: post.PostURL, PostDate: time.UnixMilli(post.PostedDateTimestamp).UTC(),
+			PostLikes: post.TotalReactionCount, PostComments: post.CommentsCount}
 		if h.comment {
 			out[i].EngagementType = "comment"
 		}
-	}
-	if err := s.fillPosts(ctx, out); err != nil {
-		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
 	return out, total, nil
 }
@@ -454,26 +453,44 @@ func sortFirst[T any](list []T, k int, cmp func(a, b T) int) {
 	slices.SortFunc(list[:end], cmp)
 }
 
-// postURNs reads the URNs of posts by id.
-func (s *Store) postURNs(ctx context.Context, ids []int64) (map[int64]string, error) {
-	out := make(map[int64]string, len(ids))
+// pagePost is a post as a social mapping result shows it: its URN, and
+// the members of its record the result shows.
+type pagePost struct {
+	urn                 string
+	Text                string `json:"text"`
+	PostURL             string `json:"postUrl"`
+	PostedDateTimestamp int64  `json:"postedDateTimestamp"`
+	TotalReactionCount  int64  `json:"totalReactionCount"`
+	CommentsCount       int64  `json:"commentsCount"`
+}
+
+// pagePosts reads posts by id, in one statement.
+func (s *Store) pagePosts(ctx context.Context, ids []int64) (map[int64]pagePost, error) {
+	out := make(map[int64]pagePost, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT m.id, m.urn FROM (`+s.int64Rows(1)+`) q JOIN mapping_posts m ON m.id = q.id`, s.int64List(ids))
+	rows, err := s.read.QueryContext(ctx, `SELECT m.id, m.urn, p.record FROM (`+s.int64Rows(1)+`) q
+	  JOIN mapping_posts m ON m.id = q.id LEFT JOIN pronet_posts p ON p.urn = m.urn`, s.int64List(ids))
 	if err != nil {
-		return nil, fmt.Errorf("post urns: %w", err)
+		return nil, fmt.Errorf("posts: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			id  int64
-			urn string
+			id   int64
+			post pagePost
+			raw  []byte
 		)
-		if err := rows.Scan(&id, &urn); err != nil {
-			return nil, fmt.Errorf("post urns: %w", err)
+		if err := rows.Scan(&id, &post.urn, &raw); err != nil {
+			return nil, fmt.Errorf("posts: %w", err)
 		}
-		out[id] = urn
+		if raw != nil {
+			if err := json.Unmarshal(raw, &post); err != nil {
+				return nil, fmt.Errorf("decode post %s: %w", post.urn, err)
+			}
+		}
+		out[id] = post
 	}
 	return out, rows.Err()
 }
@@ -538,54 +555,6 @@ func sharesKeyword(a, b []string) bool {
 		}
 	}
 	return false
-}
-
-// fillPosts reads the posts of the results.
-func (s *Store) fillPosts(ctx context.Context, rs []MappingResult) error {
-	if len(rs) == 0 {
-		return nil
-	}
-	urns := make([]string, len(rs))
-	for i, r := range rs {
-		urns[i] = r.PostURN
-	}
-	list, _ := json.Marshal(urns)
-	rows, err := s.read.QueryContext(ctx, `SELECT urn, record FROM pronet_posts WHERE urn IN (`+s.jsonTextList(1)+`)`, string(list))
-	if err != nil {
-		return fmt.Errorf("posts: %w", err)
-	}
-	defer rows.Close()
-	type rec struct {
-		Text                string `json:"text"`
-		PostURL             string `json:"postUrl"`
-		PostedDateTimestamp int64  `json:"postedDateTimestamp"`
-		TotalReactionCount  int64  `json:"totalReactionCount"`
-		CommentsCount       int64  `json:"commentsCount"`
-	}
-	byURN := map[string]rec{}
-	for rows.Next() {
-		var (
-			urn string
-			raw []byte
-			r   rec
-		)
-		if err := rows.Scan(&urn, &raw); err != nil {
-			return err
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return fmt.Errorf("decode post %s: %w", urn, err)
-		}
-		byURN[urn] = r
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for i := range rs {
-		r := byURN[rs[i].PostURN]
-		rs[i].PostText, rs[i].PostURL, rs[i].PostLikes, rs[i].PostComments = r.Text, r.PostURL, r.TotalReactionCount, r.CommentsCount
-		rs[i].PostDate = time.UnixMilli(r.PostedDateTimestamp).UTC()
-	}
-	return nil
 }
 
 // jsonTextList is a subquery listing the strings of the JSON array argument
