@@ -129,56 +129,74 @@ var ErrPostings = errors.New("mapping: malformed posting list")
 // termsQuery asks them).
 func MatchPostings(lists func(lex string) []byte, k Keyword, level int, ids []int64) ([]int64, error) {
 	all := [][]int64{ids}
-	err := MatchPostingsAll(lists, []PostingQuery{{K: k, Level: level}}, all)
+	err := NewPostingMatcher([]PostingQuery{{K: k, Level: level}}).Match(lists, all)
 	return all[0], err
 }
 
-// PostingQuery is one index query MatchPostingsAll answers.
+// PostingQuery is one index query a PostingMatcher answers.
 type PostingQuery struct {
 	K     Keyword
 	Level int
 }
 
-// MatchPostingsAll appends to ids[i] the posts that queries[i] matches, as
-// MatchPostings does, reading what several queries count once: a counted
-// keyword's levels, and a two-word phrase with its pair's levels, which
-// count the same words at the same gaps.
-func MatchPostingsAll(lists func(lex string) []byte, queries []PostingQuery, ids [][]int64) error {
-	done := make([]bool, len(queries))
+// PostingMatcher answers several index queries over posting lists, block
+// after block, as MatchPostings does one, decoding once what several count:
+// a counted keyword's levels, and a two-word phrase with its pair's levels,
+// which count the same words at the same gaps.
+type PostingMatcher struct {
+	groups []postingGroup
+}
+
+// postingGroup is the queries that count the same thing.
+type postingGroup struct {
+	lexemes []string
+	gaps    []int // nil: one counted lexeme
+	// members are the queries, by index, and the count each needs.
+	members []struct{ query, level int }
+}
+
+// NewPostingMatcher groups queries by what they count.
+func NewPostingMatcher(queries []PostingQuery) *PostingMatcher {
+	m := &PostingMatcher{}
 	for i, q := range queries {
-		if done[i] {
-			continue
-		}
 		lexemes, gaps := postingSource(q.K)
-		var levels []int // of the queries counted with this one, by index
-		for j := i; j < len(queries); j++ {
-			if l, g := postingSource(queries[j].K); !done[j] && slices.Equal(l, lexemes) && slices.Equal(g, gaps) {
-				done[j] = true
-				levels = append(levels, j)
-			}
+		g := slices.IndexFunc(m.groups, func(g postingGroup) bool {
+			return slices.Equal(g.lexemes, lexemes) && slices.Equal(g.gaps, gaps)
+		})
+		if g < 0 {
+			m.groups, g = append(m.groups, postingGroup{lexemes: lexemes, gaps: gaps}), len(m.groups)
 		}
+		level := q.Level
+		if q.K.Kind != KeywordCounted {
+			level = 1 // a phrase or a loose keyword: once (termsQuery)
+		}
+		m.groups[g].members = append(m.groups[g].members, struct{ query, level int }{i, level})
+	}
+	return m
+}
+
+// Match appends to ids[i] the posts of the lists (by lexeme; a missing list
+// is empty) that query i matches.
+func (m *PostingMatcher) Match(lists func(lex string) []byte, ids [][]int64) error {
+	for _, g := range m.groups {
 		emit := func(id int64, n int) {
-			for _, j := range levels {
-				level := queries[j].Level
-				if queries[j].K.Kind != KeywordCounted {
-					level = 1
-				}
-				if n >= level {
-					ids[j] = append(ids[j], id)
+			for _, q := range g.members {
+				if n >= q.level {
+					ids[q.query] = append(ids[q.query], id)
 				}
 			}
 		}
 		var err error
 		switch {
-		case len(lexemes) == 0:
-		case gaps == nil:
-			c := cursor{b: lists(lexemes[0]), word: lexemes[0][0] == 'w'}
+		case len(g.lexemes) == 0:
+		case g.gaps == nil:
+			c := cursor{b: lists(g.lexemes[0]), word: g.lexemes[0][0] == 'w'}
 			for c.next() {
 				emit(c.id, c.n)
 			}
 			err = c.err
 		default:
-			err = countChain(lists, lexemes, gaps, emit)
+			err = countChain(lists, g.lexemes, g.gaps, emit)
 		}
 		if err != nil {
 			return err

@@ -135,12 +135,12 @@ func TestPostingsManyPosts(t *testing.T) {
 	}
 	lexemes, lists := b.Lists()
 	got := make([][]int64, len(all))
-	if err := MatchPostingsAll(func(lex string) []byte {
+	if err := NewPostingMatcher(all).Match(func(lex string) []byte {
 		if i, ok := slices.BinarySearch(lexemes, lex); ok {
 			return lists[i]
 		}
 		return nil
-	}, all, got); err != nil {
+	}, got); err != nil {
 		t.Fatal(err)
 	}
 	for i, q := range all {
@@ -181,7 +181,7 @@ func FuzzMatchPostings(f *testing.F) {
 			}
 		}
 		ids := make([][]int64, len(all))
-		if err := MatchPostingsAll(lists, all, ids); err == nil {
+		if err := NewPostingMatcher(all).Match(lists, ids); err == nil {
 			for i := range all {
 				if !slices.IsSorted(ids[i]) {
 					t.Fatalf("ids not ascending: %v", ids[i])

@@ -156,19 +156,14 @@ func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQue
 	}
 	// The blocks are independent: the two halves are matched side by
 	// side, on two cores, and their posts put end to end.
-	half := len(blocks) / 2
+	m, half := matcherOf(queries), len(blocks)/2
 	var (
-		late    [][]int64
-		lateErr error
-		done    = make(chan struct{})
+		early, late       [][]int64
+		earlyErr, lateErr error
 	)
-	go func() {
-		defer close(done)
-		late, lateErr = matchBlocks(queries, blocks[half:], lists)
-	}()
-	early, err := matchBlocks(queries, blocks[:half], lists)
-	<-done
-	if err = cmp.Or(err, lateErr); err != nil {
+	sideBySide(func() { early, earlyErr = matchBlocks(queries, m, blocks[:half], lists) },
+		func() { late, lateErr = matchBlocks(queries, m, blocks[half:], lists) })
+	if err := cmp.Or(earlyErr, lateErr); err != nil {
 		return nil, err
 	}
 	loaded := make([]*matchEntry, len(queries))
@@ -184,13 +179,20 @@ func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQue
 	return s.catchUp(ctx, tx, loaded, changed, []any{strconv.FormatUint(oldest, 10)}, fills)
 }
 
-// matchBlocks returns the posts each of queries matches in the lists of
-// blocks (ascending, as the blocks are).
-func matchBlocks(queries []indexQuery, blocks []postingBlock, lists map[int64]map[string][]byte) ([][]int64, error) {
-	out := make([][]int64, len(queries))
+// matcherOf is the posting lists' matcher of queries.
+func matcherOf(queries []indexQuery) *mapping.PostingMatcher {
 	asked := make([]mapping.PostingQuery, len(queries))
 	for i, q := range queries {
 		asked[i] = mapping.PostingQuery{K: q.k, Level: q.level}
+	}
+	return mapping.NewPostingMatcher(asked)
+}
+
+// matchBlocks returns the posts each of queries (m matches them) matches
+// in the lists of blocks (ascending, as the blocks are).
+func matchBlocks(queries []indexQuery, m *mapping.PostingMatcher, blocks []postingBlock, lists map[int64]map[string][]byte) ([][]int64, error) {
+	out := make([][]int64, len(queries))
+	for i, q := range queries {
 		// Sized once: an entry takes three bytes at least (id, count, a
 		// position), and a common word's ids are hundreds of thousands.
 		lexes, hint := mapping.PostingLexemes(q.k), 0
@@ -207,7 +209,7 @@ func matchBlocks(queries []indexQuery, blocks []postingBlock, lists map[int64]ma
 		out[i] = make([]int64, 0, hint)
 	}
 	for _, b := range blocks {
-		if err := mapping.MatchPostingsAll(func(lex string) []byte { return lists[b.block][lex] }, asked, out); err != nil {
+		if err := m.Match(func(lex string) []byte { return lists[b.block][lex] }, out); err != nil {
 			return nil, fmt.Errorf("posting lists of block %d: %w", b.block, err)
 		}
 	}
