@@ -93,7 +93,7 @@ func New(d Deps) *Server {
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
-	if s.store.Dialect() == store.Postgres {
+	if s.store.PacksKeywordPostings() {
 		s.metrics.watchKeywordPostings(s.store.KeywordPostingsHeld)
 	}
 	mux.Handle("GET /metrics", s.metrics.handler())

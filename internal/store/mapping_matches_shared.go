@@ -71,14 +71,13 @@ func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []ind
 			ask = append(ask, q)
 			continue
 		}
-		position, packed := e.position, e.packed
-		ids, ok := unpackIDs(packed)
-		if !ok || position < 0 || s.prunedPast(pruned, uint64(position)) {
+		ids, ok := unpackIDs(e.packed)
+		if !ok || e.position < 0 || s.prunedPast(pruned, uint64(e.position)) {
 			ask = append(ask, q)
 			continue
 		}
-		if len(loaded) == 0 || uint64(position) < oldest {
-			oldest = uint64(position)
+		if len(loaded) == 0 || uint64(e.position) < oldest {
+			oldest = uint64(e.position)
 		}
 		loaded = append(loaded, &matchEntry{query: q, ids: ids})
 	}

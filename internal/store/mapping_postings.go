@@ -32,8 +32,9 @@ import (
 // SQLite's FTS5 index reads its own lists (14-91 ms for a first call on
 // the full pool): nothing is packed there.
 
-// packsPostings reports whether this engine keeps the posting lists.
-func (s *Store) packsPostings() bool { return s.dialect == Postgres }
+// PacksKeywordPostings reports whether this engine keeps the keyword
+// posting lists (PostgreSQL).
+func (s *Store) PacksKeywordPostings() bool { return s.dialect == Postgres }
 
 // postingsBlockSize is how many consecutive post ids a block holds: a
 // typical keyword's list is then read in one row per 65,536 posts (31 for
@@ -114,7 +115,7 @@ func (s *Store) covering(blocks []postingBlock, pruned uint64) (oldest uint64, o
 // in it), and returns the queries still to ask the index: all of them
 // when the blocks do not cover the posts or too many posts changed since.
 func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQuery, pruned uint64, fills map[string]*matchEntry) ([]indexQuery, error) {
-	if !s.packsPostings() || len(queries) == 0 {
+	if !s.PacksKeywordPostings() || len(queries) == 0 {
 		return queries, nil
 	}
 	blocks, err := readPostingBlocks(ctx, tx)
@@ -246,7 +247,7 @@ func (s *Store) catchUp(ctx context.Context, tx *sql.Tx, loaded []*matchEntry, c
 // returns how many blocks it built; nothing on SQLite. The leader's tick
 // runs it before pruning the log.
 func (s *Store) PackKeywordPostings(ctx context.Context) (int, error) {
-	if !s.packsPostings() {
+	if !s.PacksKeywordPostings() {
 		return 0, nil
 	}
 	build, err := s.planPostings(ctx)
@@ -273,9 +274,9 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	var nextID int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM mapping_posts`).Scan(&nextID); err != nil {
-		return nil, fmt.Errorf("posts: %w", err)
+	nextID, err := nextPostID(ctx, tx)
+	if err != nil {
+		return nil, err
 	}
 	blocks, err := readPostingBlocks(ctx, tx)
 	if err != nil {
@@ -372,6 +373,15 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 	return build[:min(len(build), postingsBlocksPerPack)], nil
 }
 
+// nextPostID is one past the largest post id tx's snapshot sees.
+func nextPostID(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM mapping_posts`).Scan(&next); err != nil {
+		return 0, fmt.Errorf("posts: %w", err)
+	}
+	return next, nil
+}
+
 // buildPostingBlock builds a block from its posts' text in a snapshot, then
 // writes it in place of the one before, unless a newer one was written
 // meanwhile.
@@ -387,9 +397,9 @@ func (s *Store) buildPostingBlock(ctx context.Context, block int64) error {
 	if err != nil {
 		return err
 	}
-	var nextID int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM mapping_posts`).Scan(&nextID); err != nil {
-		return fmt.Errorf("posts: %w", err)
+	nextID, err := nextPostID(ctx, tx)
+	if err != nil {
+		return err
 	}
 	// Each post's text by its URN: a join would scan every post's text
 	// for a block's (the planner's choice, 4 GB on the reference pool).
@@ -449,7 +459,7 @@ type KeywordPostings struct {
 // KeywordPostingsHeld reads the state of the posting lists.
 func (s *Store) KeywordPostingsHeld(ctx context.Context) (KeywordPostings, error) {
 	var out KeywordPostings
-	if !s.packsPostings() {
+	if !s.PacksKeywordPostings() {
 		return out, nil
 	}
 	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(posts), 0), COALESCE(SUM(bytes), 0) FROM mapping_posting_blocks`).
@@ -464,7 +474,7 @@ func (s *Store) KeywordPostingsHeld(ctx context.Context) (KeywordPostings, error
 // keyword index until the next PackKeywordPostings (bench/mapping compares
 // both); nothing on SQLite.
 func (s *Store) ForgetKeywordPostings(ctx context.Context) error {
-	if !s.packsPostings() {
+	if !s.PacksKeywordPostings() {
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
