@@ -629,7 +629,7 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 // logs `logged` random posts as changed; or, with pack false, drops them
 // (PostgreSQL; nothing on SQLite).
 func packPostings(ctx context.Context, st *store.Store, pack bool, logged int, out io.Writer) error {
-	if st.Dialect() != store.Postgres {
+	if !st.PacksKeywordPostings() {
 		return nil
 	}
 	if !pack {
