@@ -68,8 +68,8 @@ func (s *Store) CreateExecution(ctx context.Context, x *workflow.Execution, step
 }
 
 const insertExecutionSQL = `INSERT INTO workflow_executions (id, workflow_id, account_id, version, definition, event_name,
-        event_key, trigger, test_config, status, error, rerun_of, claim, created_at, started_at, ended_at, resume_at)
- VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+        event_key, trigger, test_config, status, error, rerun_of, claim, created_at, started_at, ended_at, resume_at, lease_owner)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
  ON CONFLICT DO NOTHING`
 
 func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error) {
@@ -98,11 +98,12 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 	if x.Status == "" {
 		x.Status = workflow.ExecutionRunning
 	}
-	var resume, ended any
+	var resume, ended, owner any
 	if x.Status == workflow.ExecutionRunning {
 		at := s.firstRunAt(now, lease)
+		owner = s.claimOwner()
 		if inline {
-			at = now.Add(lease)
+			at, owner = now.Add(lease), s.owner
 		}
 		x.ResumeAt = &at
 		resume = ms(at)
@@ -111,7 +112,7 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 	}
 	res, err := s.execTx(ctx, tx.SQL, insertExecutionSQL,
 		x.ID, x.WorkflowID, x.AccountID, x.Version, string(def), x.EventName, nullString(x.EventKey), string(trig),
-		test, string(x.Status), nullString(x.Error), nullString(x.RerunOf), x.Claim, ms(x.CreatedAt), ms(x.StartedAt), ended, resume)
+		test, string(x.Status), nullString(x.Error), nullString(x.RerunOf), x.Claim, ms(x.CreatedAt), ms(x.StartedAt), ended, resume, owner)
 	if err != nil {
 		return false, err
 	}
@@ -647,10 +648,12 @@ func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []wor
 	return nil
 }
 
-const renewSQL = `UPDATE workflow_executions SET resume_at = $3 WHERE id = $1 AND claim = $2 AND status = 'running'`
+// renewSQL also makes the process that advances the execution its lease
+// owner: another may have created it (a webhook in the api role).
+const renewSQL = `UPDATE workflow_executions SET resume_at = $3, lease_owner = $4 WHERE id = $1 AND claim = $2 AND status = 'running'`
 
 func (s *Store) renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, until time.Time) error {
-	res, err := s.execTx(ctx, tx, renewSQL, x.ID, x.Claim, ms(until))
+	res, err := s.execTx(ctx, tx, renewSQL, x.ID, x.Claim, ms(until), s.owner)
 	if err != nil {
 		return err
 	}
@@ -662,7 +665,7 @@ func (s *Store) renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, u
 
 // FinishExecution records the last steps and ends the caller's execution
 // as completed or failed, in one transaction.
-const finishExecutionSQL = `UPDATE workflow_executions SET status = $3, error = $4, ended_at = $5, resume_at = NULL
+const finishExecutionSQL = `UPDATE workflow_executions SET status = $3, error = $4, ended_at = $5, resume_at = NULL, lease_owner = NULL
  WHERE id = $1 AND claim = $2 AND status = 'running'`
 
 func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, errMsg string) error {
@@ -697,7 +700,9 @@ func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, steps [
 				return err
 			}
 		}
-		res, err := tx.SQL.ExecContext(ctx, `UPDATE workflow_executions SET resume_at = $3, claim = $4
+		// A delay is nobody's until it ends: the owner's death must not
+		// cut it short.
+		res, err := tx.SQL.ExecContext(ctx, `UPDATE workflow_executions SET resume_at = $3, claim = $4, lease_owner = NULL
 			WHERE id = $1 AND claim = $2 AND status = 'running'`, x.ID, x.Claim, ms(until), claim)
 		if err != nil {
 			return err
@@ -745,8 +750,8 @@ func (s *Store) ClaimDueExecutions(ctx context.Context, now time.Time, lease tim
 		}
 		for _, id := range ids {
 			claim := NewID()
-			if _, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET claim = $2, resume_at = $3 WHERE id = $1`,
-				id, claim, ms(now.Add(lease))); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET claim = $2, resume_at = $3, lease_owner = $4 WHERE id = $1`,
+				id, claim, ms(now.Add(lease)), s.owner); err != nil {
 				return err
 			}
 			out = append(out, workflow.ExecuteArgs{ExecutionID: id, Claim: claim})
@@ -779,7 +784,7 @@ func (s *Store) CancelExecution(ctx context.Context, accountID, workflowID, runI
 			return ErrConflict
 		}
 		now := ms(s.now())
-		if _, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET status = 'failed', error = $2, ended_at = $3, resume_at = NULL
+		if _, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET status = 'failed', error = $2, ended_at = $3, resume_at = NULL, lease_owner = NULL
 			WHERE id = $1`, runID, workflow.ErrCancelled, now); err != nil {
 			return err
 		}

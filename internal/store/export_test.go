@@ -79,3 +79,7 @@ func (s *Store) SharedMatchKey(keyword string, level int) string {
 // ReadEngagementsApart sets the fewest posts whose engagements a social
 // mapping query reads in two halves side by side (0: the default).
 func (s *Store) ReadEngagementsApart(posts int) { s.postsApart = posts }
+
+// Crash lets the SQLite owner lock go as a killed process's does, handing
+// nothing back.
+func (s *Store) Crash() { s.dropOwnerLock() }

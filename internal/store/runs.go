@@ -27,11 +27,11 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	rows, err := s.db.QueryContext(ctx,
-		`UPDATE searches SET next_run_at = $2
+		`UPDATE searches SET next_run_at = $2, lease_owner = $4
 		  WHERE id IN (SELECT id FROM searches WHERE status = 'active' AND next_run_at <= $1
 		               ORDER BY next_run_at LIMIT $3`+lock+`)
 		  RETURNING id`,
-		ms(now), ms(now.Add(lease)), limit)
+		ms(now), ms(now.Add(lease)), limit, s.owner)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim due searches: %w", err)
 	}
@@ -66,7 +66,7 @@ func (s *Store) RecordFailure(ctx context.Context, id string, at time.Time, msg 
 	}
 	_, err := s.db.ExecContext(ctx,
 		`UPDATE searches SET last_error = $2, last_run_at = $3, failures = failures + $4,
-		        next_run_at = CASE WHEN status = 'active' THEN $5 ELSE next_run_at END
+		        next_run_at = CASE WHEN status = 'active' THEN $5 ELSE next_run_at END, lease_owner = NULL
 		  WHERE id = $1 AND status <> 'deleted'`,
 		id, msg, ms(at), inc, ms(next))
 	if err != nil {
@@ -119,7 +119,7 @@ func (s *Store) SaveRun(ctx context.Context, run search.Run) (search.Outcome, er
 		return tx.QueryRowContext(ctx,
 			`UPDATE searches SET total_results = total_results + $2, last_result_at = COALESCE($3, last_result_at),
 			        last_run_at = $4, failures = 0, last_error = NULL, watermark = $5,
-			        next_run_at = CASE WHEN status = 'active' THEN $6 ELSE next_run_at END
+			        next_run_at = CASE WHEN status = 'active' THEN $6 ELSE next_run_at END, lease_owner = NULL
 			  WHERE id = $1 RETURNING total_results`,
 			run.SearchID, len(inserted), lastResult, ms(run.At), watermark, ms(run.NextRunAt)).Scan(&out.TotalResults)
 	})

@@ -61,9 +61,9 @@ func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge Char
 			}
 		}
 		if _, err := tx.SQL.ExecContext(ctx,
-			`INSERT INTO searches (id, account_id, name, kind, status, definition, created_at, updated_at, next_run_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`,
-			sr.ID, sr.AccountID, sr.Name, string(sr.Kind), string(sr.Status), string(def), ms(now), ms(next)); err != nil {
+			`INSERT INTO searches (id, account_id, name, kind, status, definition, created_at, updated_at, next_run_at, lease_owner)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)`,
+			sr.ID, sr.AccountID, sr.Name, string(sr.Kind), string(sr.Status), string(def), ms(now), ms(next), s.claimOwner()); err != nil {
 			return err
 		}
 		return s.enqueueTx(ctx, tx, search.RunArgs{SearchID: sr.ID})
@@ -130,15 +130,21 @@ func (s *Store) UpdateSearch(ctx context.Context, sr *search.Search, runNow bool
 		next := s.firstRunAt(sr.UpdatedAt, runLease)
 		sr.NextRunAt = &next
 	}
-	var next any
+	var next, owner any
 	if sr.NextRunAt != nil {
 		next = ms(*sr.NextRunAt)
 	}
+	if runNow {
+		owner = s.claimOwner()
+	}
 	err = s.inJobTx(ctx, func(tx JobTx) error {
+		// A claim in flight keeps its owner while its lease stays the run's
+		// next time; a new next time is a schedule, owned by nobody.
 		res, err := tx.SQL.ExecContext(ctx,
-			`UPDATE searches SET name = $3, status = $4, definition = $5, next_run_at = $6, updated_at = $7
+			`UPDATE searches SET name = $3, status = $4, definition = $5, next_run_at = $6, updated_at = $7,
+			        lease_owner = COALESCE($8, CASE WHEN next_run_at = $6 THEN lease_owner END)
 			  WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
-			sr.ID, sr.AccountID, sr.Name, string(sr.Status), string(def), next, ms(sr.UpdatedAt))
+			sr.ID, sr.AccountID, sr.Name, string(sr.Status), string(def), next, ms(sr.UpdatedAt), owner)
 		if err != nil {
 			return err
 		}
@@ -164,7 +170,7 @@ func (s *Store) DeleteSearch(ctx context.Context, accountID, id string) error {
 	}
 	now := ms(s.now())
 	res, err := s.db.ExecContext(ctx,
-		`UPDATE searches SET status = 'deleted', deleted_at = $3, updated_at = $3, next_run_at = NULL
+		`UPDATE searches SET status = 'deleted', deleted_at = $3, updated_at = $3, next_run_at = NULL, lease_owner = NULL
 		  WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`, id, accountID, now)
 	if err != nil {
 		return fmt.Errorf("store: delete search %s: %w", id, err)

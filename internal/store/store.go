@@ -53,6 +53,10 @@ type Store struct {
 	// path is the SQLite database file.
 	path string
 	now  func() time.Time
+	// owner is this process's id (ProcessID), the lease_owner of its claims;
+	// dropOwnerLock releases the SQLite owner lock Register took.
+	owner         string
+	dropOwnerLock func()
 	// jobs enqueues River jobs inside store transactions (SetJobInserter).
 	jobs JobInserter
 	// eventHook is called after a commit that wrote outbox events.
@@ -170,7 +174,7 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	}
 	ckpt.SetMaxOpenConns(1)
 	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now, ckpt: startCheckpointer(ckpt, checkpointEvery),
-		topicCreated: make(chan struct{}, 1)}, nil
+		topicCreated: make(chan struct{}, 1), owner: NewID()}, nil
 }
 
 // parallelWorkersParam is PostgreSQL's setting of how many parallel
@@ -208,7 +212,7 @@ func openPostgres(ctx context.Context, databaseURL string, now func() time.Time)
 		return nil, fmt.Errorf("store: connect postgres %s: %w", redact(databaseURL), err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	return &Store{dialect: Postgres, db: db, read: db, pool: pool, now: now, topicCreated: make(chan struct{}, 1)}, nil
+	return &Store{dialect: Postgres, db: db, read: db, pool: pool, now: now, topicCreated: make(chan struct{}, 1), owner: NewID()}, nil
 }
 
 // Dialect reports the engine.

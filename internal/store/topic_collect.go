@@ -20,33 +20,33 @@ import (
 // discovery is due, claimed for lease.
 func (s *Store) ClaimDueTopics(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, error) {
 	return s.claim(ctx, "topics",
-		`UPDATE topics SET next_run_at = $2
+		`UPDATE topics SET next_run_at = $2, lease_owner = $4
 		  WHERE id IN (SELECT id FROM topics WHERE status = 'ACTIVE' AND next_run_at <= $1 AND expires_at > $1
 		               ORDER BY next_run_at LIMIT $3`+s.skipLocked()+`)
-		  RETURNING id`, ms(now), ms(now.Add(lease)), limit)
+		  RETURNING id`, ms(now), ms(now.Add(lease)), limit, s.owner)
 }
 
 // ClaimDuePosts implements topic.Repository: posts whose next hydration is
 // due and that an active, unexpired topic still links, claimed for lease.
 func (s *Store) ClaimDuePosts(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, error) {
 	return s.claim(ctx, "posts",
-		`UPDATE pronet_posts SET next_hydrate_at = $2
+		`UPDATE pronet_posts SET next_hydrate_at = $2, lease_owner = $4
 		  WHERE urn IN (SELECT p.urn FROM pronet_posts p
 		                 WHERE p.next_hydrate_at <= $1
 		                   AND EXISTS (SELECT 1 FROM topic_posts tp JOIN topics t ON t.id = tp.topic_id
 		                                WHERE tp.post_urn = p.urn AND t.status = 'ACTIVE' AND t.expires_at > $1)
 		                 ORDER BY p.next_hydrate_at LIMIT $3`+s.skipLocked()+`)
-		  RETURNING urn`, ms(now), ms(now.Add(lease)), limit)
+		  RETURNING urn`, ms(now), ms(now.Add(lease)), limit, s.owner)
 }
 
 // ClaimDueProfiles implements topic.Repository: people whose profile is due
 // to be read, claimed for lease.
 func (s *Store) ClaimDueProfiles(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]topic.PersonRef, error) {
 	rows, err := s.db.QueryContext(ctx,
-		`UPDATE pronet_people SET profile_due_at = $2
+		`UPDATE pronet_people SET profile_due_at = $2, lease_owner = $4
 		  WHERE urn IN (SELECT urn FROM pronet_people WHERE profile_due_at <= $1
 		                 ORDER BY profile_due_at LIMIT $3`+s.skipLocked()+`)
-		  RETURNING urn, username`, ms(now), ms(now.Add(lease)), limit)
+		  RETURNING urn, username`, ms(now), ms(now.Add(lease)), limit, s.owner)
 	if err != nil {
 		return nil, fmt.Errorf("store: claim due profiles: %w", err)
 	}
@@ -126,7 +126,7 @@ func (s *Store) ExpireTopics(ctx context.Context, now time.Time) (int64, error) 
 			}
 		}
 		res, err := tx.ExecContext(ctx,
-			`UPDATE topics SET status = 'EXPIRED', next_run_at = NULL, credits_blocked_at = NULL, updated_at = $1
+			`UPDATE topics SET status = 'EXPIRED', next_run_at = NULL, credits_blocked_at = NULL, updated_at = $1, lease_owner = NULL
 			  WHERE status IN ('ACTIVE', 'PAUSED') AND expires_at <= $1`, ms(now))
 		if err != nil {
 			return err
@@ -147,7 +147,7 @@ func (s *Store) ExpireTopics(ctx context.Context, now time.Time) (int64, error) 
 // before topics.
 func parkPosts(ctx context.Context, tx *sql.Tx, topicID string, now time.Time) error {
 	_, err := tx.ExecContext(ctx,
-		`UPDATE pronet_posts SET next_hydrate_at = NULL
+		`UPDATE pronet_posts SET next_hydrate_at = NULL, lease_owner = NULL
 		  WHERE urn IN (SELECT post_urn FROM topic_posts WHERE topic_id = $1) AND next_hydrate_at IS NOT NULL
 		    AND NOT EXISTS (SELECT 1 FROM topic_posts tp JOIN topics t ON t.id = tp.topic_id
 		                     WHERE tp.post_urn = pronet_posts.urn AND t.id <> $1 AND t.status = 'ACTIVE' AND t.expires_at > $2)`,
@@ -183,7 +183,7 @@ func (s *Store) RecordTopicFailure(ctx context.Context, id string, msg string, c
 	}
 	_, err := s.db.ExecContext(ctx,
 		`UPDATE topics SET last_error = $2, failures = failures + $3,
-		        next_run_at = CASE WHEN status = 'ACTIVE' THEN $4 ELSE next_run_at END
+		        next_run_at = CASE WHEN status = 'ACTIVE' THEN $4 ELSE next_run_at END, lease_owner = NULL
 		  WHERE id = $1`, id, msg, inc, ms(next))
 	if err != nil {
 		return fmt.Errorf("store: record topic failure %s: %w", id, err)
@@ -200,7 +200,7 @@ func (s *Store) RecordPostFailure(ctx context.Context, urn, msg string, countFai
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE pronet_posts SET last_error = $2, failures = failures + $3, next_hydrate_at = $4 WHERE urn = $1`,
+			`UPDATE pronet_posts SET last_error = $2, failures = failures + $3, next_hydrate_at = $4, lease_owner = NULL WHERE urn = $1`,
 			urn, msg, inc, ms(next)); err != nil {
 			return fmt.Errorf("store: record post failure %s: %w", urn, err)
 		}
@@ -271,7 +271,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 			return topic.ErrNotRunnable
 		}
 		at := ms(run.At)
-		hydrateAt := ms(s.firstRunAt(run.At, run.HydrateLease))
+		hydrateAt, owner := ms(s.firstRunAt(run.At, run.HydrateLease)), s.claimOwner()
 		slices.SortFunc(run.Posts, func(a, b topic.Post) int { return strings.Compare(a.URN, b.URN) })
 		// Store the posts; the ones not hydrated yet start their hydration,
 		// which links them to every topic then linking them. (Not "first
@@ -280,11 +280,11 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		var fresh []string
 		newPosts := 0
 		err = s.batchInsert(ctx, tx.SQL,
-			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, hydrate_stage, next_hydrate_at) VALUES `,
-			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at, last_hydrated_at`, 7, len(run.Posts),
+			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, hydrate_stage, next_hydrate_at, lease_owner) VALUES `,
+			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at, last_hydrated_at`, 8, len(run.Posts),
 			func(i int) []any {
 				p := run.Posts[i]
-				return []any{p.URN, ms(p.PostedAt), string(p.Record), at, at, string(run.Interval), hydrateAt}
+				return []any{p.URN, ms(p.PostedAt), string(p.Record), at, at, string(run.Interval), hydrateAt, owner}
 			},
 			func(rows *sql.Rows) error {
 				var urn string
@@ -338,7 +338,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		}
 		res, err := tx.SQL.ExecContext(ctx,
 			`UPDATE topics SET last_run_at = $2, new_items = $3, number_of_new_items = $4, posts_count = posts_count + $4,
-			        next_run_at = $5, last_error = NULL, failures = 0, credits_blocked_at = NULL
+			        next_run_at = $5, last_error = NULL, failures = 0, credits_blocked_at = NULL, lease_owner = NULL
 			  WHERE id = $1 AND status = 'ACTIVE'`,
 			t.ID, at, boolInt(len(linked) > 0), len(linked), ms(run.NextRunAt))
 		if err != nil {
@@ -526,7 +526,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		}
 		if _, err := s.execTx(ctx, tx,
 			`UPDATE pronet_posts SET engagements_count = engagements_count + $2, last_hydrated_at = $3, hydrate_stage = $4,
-			        next_hydrate_at = $5, last_error = NULL, failures = 0
+			        next_hydrate_at = $5, last_error = NULL, failures = 0, lease_owner = NULL
 			  WHERE urn = $1`, h.PostURN, newEngagements, at, nextStage, next); err != nil {
 			return fmt.Errorf("update post: %w", err)
 		}
@@ -1028,7 +1028,7 @@ func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) 
 		     job_title = $7, company = $8, company_domain = $9, company_size = $10, industry = $11, country = $12,
 		     followers = $13, avatar = CASE WHEN $14 <> '' THEN $14 ELSE avatar END,
 		     pronet_url = CASE WHEN $15 <> '' THEN $15 ELSE pronet_url END,
-		     profile_fetched_at = $16, profile_due_at = NULL, profile_failures = 0, company_logo = $17
+		     profile_fetched_at = $16, profile_due_at = NULL, profile_failures = 0, company_logo = $17, lease_owner = NULL
 		  WHERE urn = $1`,
 			p.URN, p.Username, p.FullName, p.FirstName, p.LastName, p.Headline, p.JobTitle, p.Company, p.CompanyDomain,
 			p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), p.CompanyLogo); err != nil {
@@ -1051,7 +1051,7 @@ func (s *Store) RecordProfileFailure(ctx context.Context, urn string, at time.Ti
 		due = ms(next)
 	}
 	_, err := s.db.ExecContext(ctx,
-		`UPDATE pronet_people SET profile_due_at = $2, profile_failures = profile_failures + 1,
+		`UPDATE pronet_people SET profile_due_at = $2, profile_failures = profile_failures + 1, lease_owner = NULL,
 		        profile_fetched_at = CASE WHEN $2 IS NULL THEN $3 ELSE profile_fetched_at END
 		  WHERE urn = $1`, urn, due, ms(at))
 	if err != nil {

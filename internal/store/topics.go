@@ -52,9 +52,9 @@ func (s *Store) CreateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 	t.NextRunAt = &next
 	err = s.inJobTx(ctx, func(tx JobTx) error {
 		if _, err := tx.SQL.ExecContext(ctx,
-			`INSERT INTO topics (id, account_id, name, status, definition, created_at, updated_at, expires_at, next_run_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)`,
-			t.ID, t.AccountID, t.Name, string(t.Status), string(def), ms(now), ms(t.ExpiresAt), ms(next)); err != nil {
+			`INSERT INTO topics (id, account_id, name, status, definition, created_at, updated_at, expires_at, next_run_at, lease_owner)
+			 VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9)`,
+			t.ID, t.AccountID, t.Name, string(t.Status), string(def), ms(now), ms(t.ExpiresAt), ms(next), s.claimOwner()); err != nil {
 			return err
 		}
 		return s.enqueueTx(ctx, tx, topic.DiscoverArgs{TopicID: t.ID})
@@ -173,16 +173,18 @@ func (s *Store) UpdateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 		}
 		resumeNow := topic.Status(status) == topic.StatusPaused && t.Status == topic.StatusActive &&
 			next.Valid && next.Int64 <= ms(now) && now.Before(t.ExpiresAt)
-		var nextRun any = nullableMS(next)
+		var nextRun, owner any = nullableMS(next), nil
 		switch {
 		case t.Status == topic.StatusStopped:
 			nextRun = nil
 		case resumeNow:
-			nextRun = ms(s.firstRunAt(now, runLease))
+			nextRun, owner = ms(s.firstRunAt(now, runLease)), s.claimOwner()
 		}
+		// As UpdateSearch: a claim in flight keeps its owner.
 		if _, err := tx.SQL.ExecContext(ctx,
-			`UPDATE topics SET name = $2, status = $3, updated_at = $4, next_run_at = $5 WHERE id = $1`,
-			t.ID, t.Name, string(t.Status), ms(now), nextRun); err != nil {
+			`UPDATE topics SET name = $2, status = $3, updated_at = $4, next_run_at = $5,
+			        lease_owner = COALESCE($6, CASE WHEN next_run_at = $5 THEN lease_owner END) WHERE id = $1`,
+			t.ID, t.Name, string(t.Status), ms(now), nextRun, owner); err != nil {
 			return err
 		}
 
@@ -218,7 +220,7 @@ func (s *Store) DeleteTopic(ctx context.Context, accountID, id string) error {
 			return err
 		}
 		res, err := tx.ExecContext(ctx,
-			`UPDATE topics SET status = 'DELETED', deleted_at = $3, updated_at = $3, next_run_at = NULL, credits_blocked_at = NULL
+			`UPDATE topics SET status = 'DELETED', deleted_at = $3, updated_at = $3, next_run_at = NULL, credits_blocked_at = NULL, lease_owner = NULL
 			  WHERE id = $1 AND account_id = $2 AND status <> 'DELETED'`, id, accountID, ms(now))
 		if err != nil {
 			return err

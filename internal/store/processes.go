@@ -1,0 +1,218 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// Recovery in seconds (docs/decisions.md). Every Store is one process start
+// with an id of its own (ProcessID), which each claim it makes carries in
+// lease_owner next to the lease. Work whose owner is gone is handed back to
+// the due-work scans at once, instead of when its lease ends: on SQLite at
+// start (one process owns the file), on PostgreSQL when the owner's
+// heartbeat is older than the timeout. The lease stays the backstop for an
+// owner that is alive but stuck.
+
+// claimTables are the claims a process may hold: the table, its due time
+// and what is still due when its owner is gone.
+var claimTables = []struct{ table, due, where string }{
+	{"searches", "next_run_at", ""},
+	{"topics", "next_run_at", ""},
+	{"pronet_posts", "next_hydrate_at", ""},
+	{"pronet_people", "profile_due_at", ""},
+	{"workflow_executions", "resume_at", " AND status = 'running'"},
+}
+
+// ProcessID is this process's identity, the lease_owner of its claims and
+// its River client id.
+func (s *Store) ProcessID() string { return s.owner }
+
+// claimOwner is the lease_owner of work claimed when it is created
+// (firstRunAt): this process when a job is enqueued with the write, none
+// when the work is only due for the tick.
+func (s *Store) claimOwner() any {
+	if s.jobs == nil {
+		return nil
+	}
+	return s.owner
+}
+
+// ErrDatabaseOwned means another process serves the SQLite database.
+var ErrDatabaseOwned = errors.New("store: another trawl process serves this SQLite database")
+
+// Register enters this process in the processes table before it claims
+// anything. On SQLite it first takes the database's owner lock for the
+// life of the process (ErrDatabaseOwned when another process holds it):
+// holding it, every claim and every running River job in the file belongs
+// to a process that is gone, and Register hands them all back at once. The
+// It answers how much it handed back, and the function that unregisters
+// (Unregister) and releases the lock.
+func (s *Store) Register(ctx context.Context) (handed int64, release func(context.Context) error, err error) {
+	unlock := func() {}
+	if s.dialect == SQLite {
+		if unlock, err = tryLockFile(s.path + ".owner.lock"); err != nil {
+			return 0, nil, err
+		}
+	}
+	s.dropOwnerLock = unlock
+	now := ms(s.now())
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if s.dialect == SQLite {
+			var err error
+			if handed, err = s.handBack(ctx, tx, "lease_owner IS NOT NULL", "", now); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM processes`); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO processes (id, started_at, heartbeat_at) VALUES ($1, $2, $2)`, s.owner, now)
+		return err
+	})
+	if err != nil {
+		unlock()
+		return 0, nil, fmt.Errorf("store: register process: %w", err)
+	}
+	return handed, func(ctx context.Context) error {
+		defer unlock()
+		return s.Unregister(ctx)
+	}, nil
+}
+
+// Unregister hands back what this process still holds (work its shutdown
+// did not finish) and removes it from the processes table.
+func (s *Store) Unregister(ctx context.Context) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		return s.reap(ctx, tx, s.owner, ms(s.now()))
+	})
+	if err != nil {
+		return fmt.Errorf("store: unregister process: %w", err)
+	}
+	return nil
+}
+
+// Beat records that this process is alive at now, and hands back the
+// claims and running River jobs of every process whose last beat is older
+// than timeout: their due times become now, so the next scan takes them
+// over. It answers how much it handed back. Several processes may beat at
+// once: SKIP LOCKED gives each dead process to one of them.
+func (s *Store) Beat(ctx context.Context, now time.Time, timeout time.Duration) (int64, error) {
+	var handed int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// A process declared dead while it was only slow enters again.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO processes (id, started_at, heartbeat_at) VALUES ($1, $2, $2)
+			ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`, s.owner, ms(now)); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM processes WHERE heartbeat_at < $1 AND id <> $2`+s.skipLocked(),
+			ms(now.Add(-timeout)), s.owner)
+		if err != nil {
+			return err
+		}
+		dead, err := scanStrings(rows, "dead processes")
+		if err != nil {
+			return err
+		}
+		for _, id := range dead {
+			n, err := s.handBack(ctx, tx, "lease_owner = $2", id, ms(now))
+			if err != nil {
+				return err
+			}
+			handed += n
+			if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: heartbeat: %w", err)
+	}
+	return handed, nil
+}
+
+// reap hands back the claims and running jobs of owner and forgets it.
+func (s *Store) reap(ctx context.Context, tx *sql.Tx, owner string, now int64) error {
+	if _, err := s.handBack(ctx, tx, "lease_owner = $2", owner, now); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, owner)
+	return err
+}
+
+// handBack makes the claims that match ownerCond (owner is its $2, when
+// not empty) due at now and ownerless, and cancels the River jobs their
+// owner was running: the due-work scans enqueue that work again, and the
+// stale jobs would only repeat it (an hour later, when River's rescuer
+// got to them). It answers how many claims and jobs it handed back.
+func (s *Store) handBack(ctx context.Context, tx *sql.Tx, ownerCond, owner string, now int64) (int64, error) {
+	args := []any{now}
+	if owner != "" {
+		args = append(args, owner)
+	}
+	var total int64
+	for _, c := range claimTables {
+		// A claim's due time is its lease end, in the future; a due time
+		// already past stays (it is due anyway).
+		res, err := tx.ExecContext(ctx, `UPDATE `+c.table+` SET lease_owner = NULL,
+			`+c.due+` = CASE WHEN `+c.due+` > $1`+c.where+` THEN $1 ELSE `+c.due+` END
+			WHERE `+ownerCond, args...)
+		if err != nil {
+			return 0, fmt.Errorf("hand back %s: %w", c.table, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	n, err := s.cancelRunningJobs(ctx, tx, owner, now)
+	if err != nil {
+		return 0, err
+	}
+	return total + n, nil
+}
+
+// cancelRunningJobs finalizes the River jobs that owner's client was
+// running (every running job when owner is empty, on SQLite at start).
+func (s *Store) cancelRunningJobs(ctx context.Context, tx *sql.Tx, owner string, now int64) (int64, error) {
+	var (
+		res sql.Result
+		err error
+	)
+	switch {
+	case s.dialect == SQLite:
+		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1 WHERE state = 'running'`,
+			fromMS(now).Format("2006-01-02 15:04:05.000"))
+	default:
+		// attempted_by lists the clients of every attempt, the current last.
+		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1
+			WHERE state = 'running' AND attempted_by[array_upper(attempted_by, 1)] = $2`, fromMS(now), owner)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cancel running jobs of a gone process: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// tryLockFile takes an exclusive advisory lock on path without waiting.
+// The kernel drops it when the process dies, kill -9 included.
+func tryLockFile(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: open lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (lock file %s)", ErrDatabaseOwned, path)
+		}
+		return nil, fmt.Errorf("store: lock %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
