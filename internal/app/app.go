@@ -62,6 +62,19 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err := bootstrap(ctx, st, cfg, opts); err != nil {
 		return err
 	}
+	// Before anything claims work: on SQLite this takes the database over
+	// and hands back all that a killed process left claimed or running.
+	handed, unregister, err := st.Register(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := unregister(ctx); err != nil {
+			log.Warn("hand back this process's unfinished work", "error", err)
+		}
+	}()
 
 	sources, err := OpenSources(ctx, cfg, opts)
 	if err != nil {
@@ -91,7 +104,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	topicScheduler := &topic.Scheduler{Repo: st, Collector: topics, Enqueue: enqueue, Lease: cfg.SearchRunLease}
 	runner, err = jobs.New(jobs.Config{
 		Store: st, Log: log, Now: opts.Now, Work: cfg.RunsWorkers(),
-		TickInterval: cfg.TickInterval, Workers: 10,
+		TickInterval: cfg.TickInterval, Workers: 10, ID: st.ProcessID(), Lease: cfg.SearchRunLease,
 		Register: func(w *river.Workers) {
 			river.AddWorker(w, &search.RunWorker{Collector: collector})
 			topic.AddWorkers(w, topics, enqueue)
@@ -115,6 +128,20 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			return err
 		}
 		log.Info("workers started", "tick_interval", cfg.TickInterval.String())
+	}
+	if handed > 0 {
+		// Not waiting for the leader's tick: a killed leader holds River's
+		// leadership for seconds after its death.
+		log.Info("handed back the work of a process that is gone", "claims_and_jobs", handed)
+		if err := runner.Kick(ctx); err != nil {
+			return err
+		}
+	}
+	if st.Dialect() == store.Postgres {
+		hb := &jobs.Heartbeat{Now: opts.Now, Interval: cfg.HeartbeatInterval, Log: log, Kick: runner.Kick,
+			Beat: func(ctx context.Context, now time.Time) (int64, error) { return st.Beat(ctx, now, cfg.HeartbeatTimeout) }}
+		hb.Start(ctx)
+		defer hb.Stop()
 	}
 
 	var srv *http.Server

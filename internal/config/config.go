@@ -61,6 +61,9 @@ type Config struct {
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
 	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run, topic discovery or post hydration may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"30s" help:"Grace period for in-flight requests and jobs on shutdown (TRAWL_SHUTDOWN_TIMEOUT)."`
+
+	HeartbeatInterval time.Duration `name:"heartbeat-interval" default:"5s" help:"How often a process sharing a PostgreSQL database tells the others it is alive (TRAWL_HEARTBEAT_INTERVAL)."`
+	HeartbeatTimeout  time.Duration `name:"heartbeat-timeout" default:"30s" help:"How long after its last heartbeat a PostgreSQL process counts as gone and others take over its work (TRAWL_HEARTBEAT_TIMEOUT)."`
 }
 
 // EnvName is the environment variable that sets the flag of the given name.
@@ -154,6 +157,13 @@ func (c *Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "must be positive, got %s", c.ShutdownTimeout)
+	}
+	if c.HeartbeatInterval < 100*time.Millisecond {
+		bad("heartbeat-interval", "must be at least 100ms, got %s", c.HeartbeatInterval)
+	}
+	// Two missed beats at least: one late beat must not pass for a death.
+	if c.HeartbeatTimeout < 2*c.HeartbeatInterval {
+		bad("heartbeat-timeout", "must be at least twice TRAWL_HEARTBEAT_INTERVAL (%s), got %s", c.HeartbeatInterval, c.HeartbeatTimeout)
 	}
 	return errors.Join(errs...)
 }

@@ -41,6 +41,12 @@ type Config struct {
 	TickInterval time.Duration
 	// Workers is how many jobs run at once in this process.
 	Workers int
+	// ID names the River client: the process's id (store.ProcessID), so
+	// that the jobs a gone process was running can be told apart.
+	ID string
+	// Lease is how long claimed work may take (TRAWL_SEARCH_RUN_LEASE);
+	// River rescues a job running longer than any job may.
+	Lease time.Duration
 	// Register adds capability workers beside the tick.
 	Register func(*river.Workers)
 	Scanners []Scanner
@@ -86,8 +92,19 @@ func (w *tickWorker) Work(ctx context.Context, _ *river.Job[TickArgs]) error {
 	return errors.Join(errs...)
 }
 
-// Timeout bounds one tick so that a stuck scan cannot hold the leader.
-func (w *tickWorker) Timeout(*river.Job[TickArgs]) time.Duration { return 5 * time.Minute }
+// tickTimeout bounds one tick so that a stuck scan cannot hold the leader.
+const tickTimeout = 5 * time.Minute
+
+// Timeout bounds one tick.
+func (w *tickWorker) Timeout(*river.Job[TickArgs]) time.Duration { return tickTimeout }
+
+// rescueAfter is when River's rescuer retries a job still running: once it
+// has run longer than any job may (its lease, the tick's timeout), its
+// process is stuck. Jobs of a process that died are handed back within the
+// heartbeat timeout instead (store.Beat), not by River.
+func rescueAfter(lease time.Duration) time.Duration {
+	return max(lease, tickTimeout, river.JobTimeoutDefault) + time.Minute
+}
 
 // New builds the River client on the store's engine.
 func New(cfg Config) (*Runner, error) {
@@ -97,8 +114,10 @@ func New(cfg Config) (*Runner, error) {
 		cfg.Register(workers)
 	}
 	rc := &river.Config{
-		Logger:  cfg.Log.With("component", "river"),
-		Workers: workers,
+		ID:                   cfg.ID,
+		Logger:               cfg.Log.With("component", "river"),
+		Workers:              workers,
+		RescueStuckJobsAfter: rescueAfter(cfg.Lease),
 	}
 	if cfg.Work {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}}
@@ -158,6 +177,10 @@ func (r *Runner) InsertTx(ctx context.Context, tx store.JobTx, args river.JobArg
 	}
 	return nil
 }
+
+// Kick runs the due-work scans now, on whichever worker is free first,
+// without waiting for the leader's next tick.
+func (r *Runner) Kick(ctx context.Context) error { return r.Enqueue(ctx, TickArgs{}, nil) }
 
 // Enqueue inserts a job.
 func (r *Runner) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
