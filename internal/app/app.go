@@ -139,7 +139,9 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 	if st.Dialect() == store.Postgres {
 		hb := &jobs.Heartbeat{Now: opts.Now, Interval: cfg.HeartbeatInterval, Log: log, Kick: runner.Kick,
-			Beat: func(ctx context.Context, now time.Time) (int64, error) { return st.Beat(ctx, now, cfg.HeartbeatTimeout) }}
+			Beat: func(ctx context.Context, now time.Time) (int64, error) {
+				return st.Beat(ctx, now, cfg.HeartbeatTimeout)
+			}}
 		hb.Start(ctx)
 		defer hb.Stop()
 	}
