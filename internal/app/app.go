@@ -104,7 +104,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	topicScheduler := &topic.Scheduler{Repo: st, Collector: topics, Enqueue: enqueue, Lease: cfg.SearchRunLease}
 	runner, err = jobs.New(jobs.Config{
 		Store: st, Log: log, Now: opts.Now, Work: cfg.RunsWorkers(),
-		TickInterval: cfg.TickInterval, Workers: 10, ID: st.ProcessID(), Lease: cfg.SearchRunLease,
+		TickInterval: cfg.TickInterval, Workers: 10, ID: st.ProcessID(), Lease: cfg.SearchRunLease, WorkBegin: st.AdoptJob,
 		Register: func(w *river.Workers) {
 			river.AddWorker(w, &search.RunWorker{Collector: collector})
 			topic.AddWorkers(w, topics, enqueue)

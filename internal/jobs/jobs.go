@@ -47,6 +47,9 @@ type Config struct {
 	// Lease is how long claimed work may take (TRAWL_SEARCH_RUN_LEASE);
 	// River rescues a job running longer than any job may.
 	Lease time.Duration
+	// WorkBegin, when set, runs before each job in this process
+	// (store.AdoptJob).
+	WorkBegin func(ctx context.Context, kind string, encodedArgs []byte) error
 	// Register adds capability workers beside the tick.
 	Register func(*river.Workers)
 	Scanners []Scanner
@@ -118,6 +121,11 @@ func New(cfg Config) (*Runner, error) {
 		Logger:               cfg.Log.With("component", "river"),
 		Workers:              workers,
 		RescueStuckJobsAfter: rescueAfter(cfg.Lease),
+	}
+	if cfg.WorkBegin != nil {
+		rc.Hooks = []rivertype.Hook{river.HookWorkBeginFunc(func(ctx context.Context, job *rivertype.JobRow) error {
+			return cfg.WorkBegin(ctx, job.Kind, job.EncodedArgs)
+		})}
 	}
 	if cfg.Work {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}}

@@ -1,13 +1,18 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/trawlhq/trawl/internal/search"
+	"github.com/trawlhq/trawl/internal/topic"
 )
 
 // Recovery in seconds (docs/decisions.md). Every Store is one process start
@@ -215,4 +220,43 @@ func tryLockFile(path string) (unlock func(), err error) {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// AdoptJob makes this process the owner of the claim the River job about to
+// run here works on, when another process holds it: work is claimed by the
+// process that enqueues it, and River hands the job to any process, so
+// without this a worker's death would leave its work to a live owner that
+// is not doing it (until the lease ends). Only PostgreSQL has several
+// processes; on SQLite the owner is always this one.
+func (s *Store) AdoptJob(ctx context.Context, kind string, encodedArgs []byte) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	var (
+		table, key string
+		args       struct {
+			SearchID string `json:"search_id"`
+			TopicID  string `json:"topic_id"`
+			PostURN  string `json:"post_urn"`
+		}
+	)
+	switch kind {
+	case search.RunArgs{}.Kind():
+		table, key = "searches", "id"
+	case topic.DiscoverArgs{}.Kind():
+		table, key = "topics", "id"
+	case topic.HydrateArgs{}.Kind():
+		table, key = "pronet_posts", "urn"
+	default:
+		return nil // executions are adopted by their first step save
+	}
+	if err := json.Unmarshal(encodedArgs, &args); err != nil {
+		return fmt.Errorf("store: adopt %s job: %w", kind, err)
+	}
+	id := cmp.Or(args.SearchID, args.TopicID, args.PostURN)
+	if _, err := s.db.ExecContext(ctx, `UPDATE `+table+` SET lease_owner = $2
+		WHERE `+key+` = $1 AND lease_owner IS NOT NULL AND lease_owner <> $2`, id, s.owner); err != nil {
+		return fmt.Errorf("store: adopt %s job: %w", kind, err)
+	}
+	return nil
 }

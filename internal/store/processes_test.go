@@ -182,3 +182,37 @@ func jobState(t *testing.T, s *store.Store, id int64) string {
 	}
 	return state
 }
+
+// TestAdoptJobMovesTheClaim: on PostgreSQL the process that starts a job
+// becomes the owner of the claim its work carries, so the death of the
+// process that enqueued it hands nothing back while the work goes on; on
+// SQLite there is one process and nothing changes.
+func TestAdoptJobMovesTheClaim(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC))
+		url := storetest.DatabaseURL(t, engine)
+		a := storetest.OpenURL(t, url, clk.Now)
+		acct := newAccount(t, a, auth.PlanCustom)
+		sr := search.Search{AccountID: acct.ID, Name: "adopted", Kind: search.KindPosts, Definition: search.Definition{
+			Keywords: []string{"adopted"}, TimeFrame: search.DefaultTimeFrame, MaxResults: 10,
+			Frequency: search.Hourly, SearchType: search.DefaultSearchType}}
+		if err := a.CreateSearch(ctx, &sr, store.Charge{}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if ids, err := a.ClaimDue(ctx, clk.Now(), 10*time.Minute, 10); err != nil || len(ids) != 1 {
+			t.Fatalf("claim: %v %v", ids, err)
+		}
+		b := storetest.OpenURL(t, url, clk.Now)
+		if err := b.AdoptJob(ctx, search.RunArgs{}.Kind(), []byte(`{"search_id": "`+sr.ID+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+		want := b.ProcessID()
+		if engine == store.SQLite {
+			want = a.ProcessID()
+		}
+		if got := leaseOwner(t, a, "searches", sr.ID); got != want {
+			t.Fatalf("lease_owner after B started the run's job = %q, want %q", got, want)
+		}
+	})
+}
