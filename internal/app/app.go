@@ -62,9 +62,9 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err := bootstrap(ctx, st, cfg, opts); err != nil {
 		return err
 	}
-	// Before anything claims work: on SQLite this takes the database over
-	// and hands back all that a killed process left claimed or running.
-	handed, unregister, err := st.Register(ctx)
+	// Before anything claims work: on SQLite the worker takes the database
+	// over and hands back all that a killed process left claimed or running.
+	handed, unregister, err := st.Register(ctx, cfg.RunsWorkers())
 	if err != nil {
 		return err
 	}

@@ -47,19 +47,22 @@ func (s *Store) claimOwner() any {
 	return s.owner
 }
 
-// ErrDatabaseOwned means another process serves the SQLite database.
-var ErrDatabaseOwned = errors.New("store: another trawl process serves this SQLite database")
+// ErrDatabaseOwned means another process runs the SQLite database's
+// background work.
+var ErrDatabaseOwned = errors.New("store: another trawl process runs the background work of this SQLite database")
 
 // Register enters this process in the processes table before it claims
-// anything. On SQLite it first takes the database's owner lock for the
-// life of the process (ErrDatabaseOwned when another process holds it):
-// holding it, every claim and every running River job in the file belongs
-// to a process that is gone, and Register hands them all back at once. The
-// It answers how much it handed back, and the function that unregisters
-// (Unregister) and releases the lock.
-func (s *Store) Register(ctx context.Context) (handed int64, release func(context.Context) error, err error) {
+// anything. On SQLite the process that runs the background work (works)
+// first takes the database's owner lock for its lifetime
+// (ErrDatabaseOwned when another process holds it): holding it, every
+// claim and every running River job in the file is orphaned (an api-only
+// process beside it only enqueues), and Register hands them all back at
+// once. It answers how much it handed back, and the function that
+// unregisters (Unregister) and releases the lock.
+func (s *Store) Register(ctx context.Context, works bool) (handed int64, release func(context.Context) error, err error) {
+	owns := s.dialect == SQLite && works
 	unlock := func() {}
-	if s.dialect == SQLite {
+	if owns {
 		if unlock, err = tryLockFile(s.path + ".owner.lock"); err != nil {
 			return 0, nil, err
 		}
@@ -67,7 +70,7 @@ func (s *Store) Register(ctx context.Context) (handed int64, release func(contex
 	s.dropOwnerLock = unlock
 	now := ms(s.now())
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if s.dialect == SQLite {
+		if owns {
 			var err error
 			if handed, err = s.handBack(ctx, tx, "lease_owner IS NOT NULL", "", now); err != nil {
 				return err
@@ -188,9 +191,12 @@ func (s *Store) cancelRunningJobs(ctx context.Context, tx *sql.Tx, owner string,
 		err error
 	)
 	switch {
-	case s.dialect == SQLite:
+	case s.dialect == SQLite && owner == "":
 		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1 WHERE state = 'running'`,
-			fromMS(now).Format("2006-01-02 15:04:05.000"))
+			sqliteRiverTime(now))
+	case s.dialect == SQLite:
+		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1
+			WHERE state = 'running' AND attempted_by ->> '$[#-1]' = $2`, sqliteRiverTime(now), owner)
 	default:
 		// attempted_by lists the clients of every attempt, the current last.
 		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1
@@ -201,6 +207,9 @@ func (s *Store) cancelRunningJobs(ctx context.Context, tx *sql.Tx, owner string,
 	}
 	return res.RowsAffected()
 }
+
+// sqliteRiverTime is River's form of a time on SQLite.
+func sqliteRiverTime(ms int64) string { return fromMS(ms).Format("2006-01-02 15:04:05.000") }
 
 // tryLockFile takes an exclusive advisory lock on path without waiting.
 // The kernel drops it when the process dies, kill -9 included.

@@ -31,7 +31,7 @@ func TestGoneOwnersClaimsAreTakenOver(t *testing.T) {
 		const lease, timeout = 10 * time.Minute, 30 * time.Second
 
 		a := storetest.OpenURL(t, url, clk.Now)
-		if _, _, err := a.Register(ctx); err != nil {
+		if _, _, err := a.Register(ctx, true); err != nil {
 			t.Fatalf("register A: %v", err)
 		}
 		acct := newAccount(t, a, auth.PlanCustom)
@@ -87,19 +87,37 @@ func TestGoneOwnersClaimsAreTakenOver(t *testing.T) {
 		clk.Advance(20 * time.Second)
 		b := storetest.OpenURL(t, url, clk.Now)
 		if engine == store.SQLite {
-			if _, _, err := b.Register(ctx); !errors.Is(err, store.ErrDatabaseOwned) {
+			if _, _, err := b.Register(ctx, true); !errors.Is(err, store.ErrDatabaseOwned) {
 				t.Fatalf("B registered beside a live A: err = %v, want ErrDatabaseOwned", err)
 			}
 			a.Crash()
-			handed, _, err := b.Register(ctx)
+			handed, _, err := b.Register(ctx, true)
 			if err != nil {
 				t.Fatalf("register B after A's death: %v", err)
 			}
 			if handed != 3 {
 				t.Errorf("B's start handed back %d claims and jobs, want 3 (search, topic, job)", handed)
 			}
+			// An api-only process beside B registers without the lock, and
+			// its shutdown hands back only what it holds.
+			api := storetest.OpenURL(t, url, clk.Now)
+			_, unregister, err := api.Register(ctx, false)
+			if err != nil {
+				t.Fatalf("register an api-only process beside B: %v", err)
+			}
+			jobB := insertRunningJob(t, b, engine, b.ProcessID())
+			jobAPI := insertRunningJob(t, b, engine, api.ProcessID())
+			if err := unregister(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := jobState(t, b, jobB); got != "running" {
+				t.Errorf("B's running job is %s after the api process stopped, want running", got)
+			}
+			if got := jobState(t, b, jobAPI); got != "cancelled" {
+				t.Errorf("the api process's running job is %s after it stopped, want cancelled", got)
+			}
 		} else {
-			if handed, _, err := b.Register(ctx); err != nil || handed != 0 {
+			if handed, _, err := b.Register(ctx, true); err != nil || handed != 0 {
 				t.Fatalf("register B: %d, %v", handed, err)
 			}
 			jobB := insertRunningJob(t, b, engine, b.ProcessID())
