@@ -96,7 +96,8 @@ func (s *Store) Register(ctx context.Context, works bool) (handed int64, release
 // did not finish) and removes it from the processes table.
 func (s *Store) Unregister(ctx context.Context) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		return s.reap(ctx, tx, s.owner, ms(s.now()))
+		_, err := s.reap(ctx, tx, s.owner, ms(s.now()))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: unregister process: %w", err)
@@ -127,14 +128,11 @@ func (s *Store) Beat(ctx context.Context, now time.Time, timeout time.Duration) 
 			return err
 		}
 		for _, id := range dead {
-			n, err := s.handBack(ctx, tx, "lease_owner = $2", id, ms(now))
+			n, err := s.reap(ctx, tx, id, ms(now))
 			if err != nil {
 				return err
 			}
 			handed += n
-			if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, id); err != nil {
-				return err
-			}
 		}
 		return nil
 	})
@@ -145,12 +143,13 @@ func (s *Store) Beat(ctx context.Context, now time.Time, timeout time.Duration) 
 }
 
 // reap hands back the claims and running jobs of owner and forgets it.
-func (s *Store) reap(ctx context.Context, tx *sql.Tx, owner string, now int64) error {
-	if _, err := s.handBack(ctx, tx, "lease_owner = $2", owner, now); err != nil {
-		return err
+func (s *Store) reap(ctx context.Context, tx *sql.Tx, owner string, now int64) (int64, error) {
+	n, err := s.handBack(ctx, tx, "lease_owner = $2", owner, now)
+	if err != nil {
+		return 0, err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, owner)
-	return err
+	_, err = tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, owner)
+	return n, err
 }
 
 // handBack makes the claims that match ownerCond (owner is its $2, when
