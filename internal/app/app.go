@@ -128,7 +128,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector,
 			Secrets: box, Engine: engine, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
-		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		srv = newHTTPServer(cfg, api, log)
 		go func() { serveErr <- srv.Serve(ln) }()
 		go func() {
 			if err := st.LoadMappingCopies(ctx); err != nil && ctx.Err() == nil {
@@ -176,6 +176,19 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		stopRunner(runner, cfg, log)
 	}
 	return nil
+}
+
+// headerTimeout is how long a client may take to send a request's headers.
+const headerTimeout = 10 * time.Second
+
+// newHTTPServer bounds every connection: headers, then the body (huma
+// holds each route's body to TRAWL_READ_TIMEOUT), the answer (the API
+// re-arms TRAWL_WRITE_TIMEOUT when it starts answering and on every flush,
+// so the server's own deadline only backs it up) and the wait for the next
+// request.
+func newHTTPServer(cfg *config.Config, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, ReadTimeout: headerTimeout + cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 }
 
 func stopRunner(r *jobs.Runner, cfg *config.Config, log *slog.Logger) {
