@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -38,6 +39,9 @@ type Options struct {
 
 // OpenStore opens and migrates the database of the settings.
 func OpenStore(ctx context.Context, cfg *config.Config, opts Options) (*store.Store, error) {
+	if err := secureFiles(cfg, opts.Log); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(ctx, cfg.DatabaseURL, opts.Now)
 	if err != nil {
 		return nil, err
@@ -199,6 +203,49 @@ func stopRunner(r *jobs.Runner, cfg *config.Config, log *slog.Logger) {
 	}
 }
 
+// bootstrapKeyFile is where the first key is left in the data directory.
+const bootstrapKeyFile = "bootstrap-key"
+
+// secureFiles keeps what Trawl stores on disk to the service's user: the
+// database holds webhook tokens, the key files the secret key and an API
+// key. The data directory is 0700 and these files 0600 (each is created
+// so); what is found looser, as an earlier version left it, is tightened,
+// and the log says so. Only Trawl's own files are touched, whatever else
+// the directory holds.
+func secureFiles(cfg *config.Config, log *slog.Logger) error {
+	var tightened []string
+	tighten := func(path string, mode fs.FileMode) error {
+		fi, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("check mode of %s: %w", path, err)
+		}
+		if fi.Mode().Perm()&^mode == 0 {
+			return nil
+		}
+		if err := os.Chmod(path, fi.Mode().Perm()&mode); err != nil {
+			return fmt.Errorf("tighten mode of %s: %w", path, err)
+		}
+		tightened = append(tightened, path)
+		return nil
+	}
+	if err := tighten(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	files := append([]string{filepath.Join(cfg.DataDir, secret.KeyFile), filepath.Join(cfg.DataDir, bootstrapKeyFile)}, store.Files(cfg.DatabaseURL)...)
+	for _, f := range files {
+		if err := tighten(f, 0o600); err != nil {
+			return err
+		}
+	}
+	if len(tightened) > 0 {
+		log.Warn("tightened file modes: the data directory is for the service's user alone", "paths", tightened)
+	}
+	return nil
+}
+
 // bootstrap creates the default account and its key on an empty database,
 // prints the key once and leaves it in <data dir>/bootstrap-key.
 func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Options) error {
@@ -207,10 +254,10 @@ func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Op
 	if err != nil || !created {
 		return err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("bootstrap: create data dir (TRAWL_DATA_DIR): %w", err)
 	}
-	path := filepath.Join(cfg.DataDir, "bootstrap-key")
+	path := filepath.Join(cfg.DataDir, bootstrapKeyFile)
 	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
 		return fmt.Errorf("bootstrap: write %s: %w", path, err)
 	}
