@@ -47,7 +47,7 @@ func TestPageBounds(t *testing.T) {
 		mustDo(t, c, http.MethodGet, "/v1/workflows/"+wf+"/executions?page_size=100&page=10000000", nil, 200)
 
 		// The lists paged otherwise keep the same bound.
-		wantError(t, do(t, c, http.MethodPost, "/v1/social/mapping", map[string]any{"keywords": []string{"revops"}, "page": int64(9223372036854775807)}), 400, "VALIDATION_ERROR", "body.page")
+		wantError(t, do(t, c, http.MethodPost, "/v1/social/mapping", map[string]any{"engaged_with_keywords": []string{"revops"}, "engaged_with_days": 7, "page": int64(9223372036854775807)}), 400, "VALIDATION_ERROR", "body.page")
 		wantError(t, do(t, c, http.MethodGet, "/v1/workflows?offset=9223372036854775807", nil), 400, "VALIDATION_ERROR", "query.offset")
 	})
 }
