@@ -241,3 +241,18 @@ func TestWebhookSlowBody(t *testing.T) {
 		}
 	})
 }
+
+func TestLimitSettingsAreValidated(t *testing.T) {
+	env := serverEnv(t, store.SQLite, nil)
+	for k, v := range map[string]string{"TRAWL_WEBHOOK_MAX_BODY": "100", "TRAWL_READ_TIMEOUT": "1ms", "TRAWL_WRITE_TIMEOUT": "0s"} {
+		getenv := func(name string) string {
+			if name == k {
+				return v
+			}
+			return env[name]
+		}
+		if _, err := runCLI(t, getenv, "migrate"); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s=%s: err = %v, want it to name %s", k, v, err, k)
+		}
+	}
+}
