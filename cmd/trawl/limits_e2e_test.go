@@ -21,34 +21,6 @@ import (
 // The limits of what a request may send: body sizes and read timeouts, on
 // the webhook route (whose input is a raw body) and on the others.
 
-// hookFlow publishes a webhook-triggered workflow that checks signatures
-// and returns its URL, secret and id.
-func hookFlow(t *testing.T, ts *testServer) (url, secret, id string) {
-	t.Helper()
-	def := `{"trigger":{"kind":"workflows/webhook","inputs":{"verify_signature":true}},
-		"actions":[{"id":"keep","kind":"builtin:set","inputs":{"values":{"seen":true}}}],
-		"edges":[{"from":"$source","to":"keep"}]}`
-	w := createWorkflow(t, ts.Client, map[string]any{"name": "hook", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
-	if w.WebhookURL == nil || w.WebhookSecret == nil {
-		t.Fatalf("no webhook url or secret: %+v", w)
-	}
-	return *w.WebhookURL, *w.WebhookSecret, w.ID
-}
-
-// executionsOf is how many executions the workflow has recorded.
-func executionsOf(t *testing.T, ts *testServer, workflowID string) int64 {
-	t.Helper()
-	var page struct {
-		Pagination struct {
-			TotalCount int64 `json:"total_count"`
-		} `json:"pagination"`
-	}
-	if err := json.Unmarshal(mustDo(t, ts.Client, http.MethodGet, "/v1/workflows/"+workflowID+"/executions", nil, 200).Body, &page); err != nil {
-		t.Fatal(err)
-	}
-	return page.Pagination.TotalCount
-}
-
 // jsonOfSize is a JSON object of exactly n bytes.
 func jsonOfSize(n int) []byte {
 	return []byte(`{"pad":"` + strings.Repeat("x", n-len(`{"pad":""}`)) + `"}`)
