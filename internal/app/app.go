@@ -39,9 +39,7 @@ type Options struct {
 
 // OpenStore opens and migrates the database of the settings.
 func OpenStore(ctx context.Context, cfg *config.Config, opts Options) (*store.Store, error) {
-	if err := secureFiles(cfg, opts.Log); err != nil {
-		return nil, err
-	}
+	secureFiles(cfg, opts.Log)
 	st, err := store.Open(ctx, cfg.DatabaseURL, opts.Now)
 	if err != nil {
 		return nil, err
@@ -210,40 +208,32 @@ const bootstrapKeyFile = "bootstrap-key"
 // database holds webhook tokens, the key files the secret key and an API
 // key. The data directory is 0700 and these files 0600 (each is created
 // so); what is found looser, as an earlier version left it, is tightened,
-// and the log says so. Only Trawl's own files are touched, whatever else
-// the directory holds.
-func secureFiles(cfg *config.Config, log *slog.Logger) error {
+// and the log says so. Only Trawl's own files and the directory's
+// group and other bits are touched; a mode that cannot be changed (a
+// directory the service does not own) is a warning, not a failed start.
+func secureFiles(cfg *config.Config, log *slog.Logger) {
 	var tightened []string
-	tighten := func(path string, mode fs.FileMode) error {
+	tighten := func(path string, mode fs.FileMode) {
 		fi, err := os.Stat(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode().Perm()&^mode == 0) {
+			return
+		}
+		if err == nil {
+			err = os.Chmod(path, fi.Mode()&^(fs.ModePerm&^mode))
 		}
 		if err != nil {
-			return fmt.Errorf("check mode of %s: %w", path, err)
-		}
-		if fi.Mode().Perm()&^mode == 0 {
-			return nil
-		}
-		if err := os.Chmod(path, fi.Mode().Perm()&mode); err != nil {
-			return fmt.Errorf("tighten mode of %s: %w", path, err)
+			log.Warn("file mode not tightened", "path", path, "want", mode.String(), "error", err)
+			return
 		}
 		tightened = append(tightened, path)
-		return nil
 	}
-	if err := tighten(cfg.DataDir, 0o700); err != nil {
-		return err
-	}
-	files := append([]string{filepath.Join(cfg.DataDir, secret.KeyFile), filepath.Join(cfg.DataDir, bootstrapKeyFile)}, store.Files(cfg.DatabaseURL)...)
-	for _, f := range files {
-		if err := tighten(f, 0o600); err != nil {
-			return err
-		}
+	tighten(cfg.DataDir, 0o700)
+	for _, f := range append([]string{filepath.Join(cfg.DataDir, secret.KeyFile), filepath.Join(cfg.DataDir, bootstrapKeyFile)}, store.Files(cfg.DatabaseURL)...) {
+		tighten(f, 0o600)
 	}
 	if len(tightened) > 0 {
 		log.Warn("tightened file modes: the data directory is for the service's user alone", "paths", tightened)
 	}
-	return nil
 }
 
 // bootstrap creates the default account and its key on an empty database,
