@@ -104,6 +104,19 @@ func Open(ctx context.Context, databaseURL string, now func() time.Time) (*Store
 	return nil, fmt.Errorf("store: unsupported database URL %q: want sqlite://PATH or postgres://…", redact(databaseURL))
 }
 
+// Files are the files of the SQLite database of databaseURL (the database,
+// its -wal and -shm files and the lock file); none for PostgreSQL.
+func Files(databaseURL string) []string {
+	if !strings.HasPrefix(databaseURL, "sqlite:") {
+		return nil
+	}
+	p := sqlitePath(databaseURL)
+	if p == "" {
+		return nil
+	}
+	return []string{p, p + "-wal", p + "-shm", p + lockSuffix}
+}
+
 // sqlitePath accepts sqlite://relative/path, sqlite:///absolute/path and sqlite:path.
 func sqlitePath(u string) string {
 	p := strings.TrimPrefix(u, "sqlite:")
@@ -143,9 +156,17 @@ func openSQLite(ctx context.Context, path, synchronous string, now func() time.T
 	if path == "" {
 		return nil, errors.New("store: sqlite URL has no file path")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: create database directory: %w", err)
 	}
+	// The database holds webhook tokens. SQLite would create it 0644 (less
+	// the umask) and gives its -wal and -shm files the database's mode, so
+	// the file is made first, readable by the service's user alone.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: create sqlite database: %w", err)
+	}
+	f.Close()
 	// The driver runs busy_timeout first (switching a new file to WAL must
 	// wait for a concurrent opener instead of failing), then the other
 	// _pragma values in alphabetical order, whatever their order here, then
@@ -170,7 +191,7 @@ func openSQLite(ctx context.Context, path, synchronous string, now func() time.T
 	// Switching a new file to WAL can fail with SQLITE_BUSY without waiting
 	// when another process opens it at the same moment; the lock file
 	// serialises first opens.
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := lockFile(path + lockSuffix)
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
