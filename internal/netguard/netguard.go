@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,28 +38,57 @@ type Options struct {
 	// Allow lists exceptions (TRAWL_ALLOW_PRIVATE_NETWORKS): addresses in
 	// these prefixes may be reached even when the policy refuses them.
 	Allow []netip.Prefix
+	// Own are the host's own addresses, refused like loopback: a public
+	// address of this host reaches the services that listen on all
+	// interfaces (a probe reached ours on 192.0.2.9 and 203.0.113.5).
+	// Nil means Dialer reads them from the interfaces when it is made.
+	Own []netip.Addr
 }
 
-// blockedPrefixes are the ranges that netip's predicates do not cover.
+// blockedPrefixes are the ranges of IANA's special-purpose registries
+// that are not globally reachable and that netip's predicates do not
+// cover.
 var blockedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"; 0.x reaches the host on Linux
-	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, broadcast included
-	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64: would reach any IPv4, private ones too
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
-	netip.MustParsePrefix("::/96"),          // deprecated IPv4-compatible
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"; 0.x reaches the host on Linux
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation (TEST-NET-1)
+	netip.MustParsePrefix("192.88.99.0/24"),  // deprecated 6to4 relay anycast
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation (TEST-NET-2)
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation (TEST-NET-3)
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast included
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64: the site decides what it reaches
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments, Teredo included
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("2002::/16"),       // deprecated 6to4: would reach any IPv4
+	netip.MustParsePrefix("3fff::/20"),       // documentation
+	netip.MustParsePrefix("5f00::/16"),       // SRv6 segment identifiers
+	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
+	netip.MustParsePrefix("::/96"),           // deprecated IPv4-compatible
+}
+
+// nat64 is the well-known NAT64 prefix: 64:ff9b::a00:1 reaches 10.0.0.1.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// reached is the address a connection to addr reaches, as far as the
+// policy can tell: the IPv4 address of a mapped or NAT64 address, without
+// a zone (which would make every prefix test fail).
+func reached(addr netip.Addr) netip.Addr {
+	addr = addr.Unmap().WithZone("")
+	if nat64.Contains(addr) {
+		b := addr.As16()
+		return netip.AddrFrom4([4]byte(b[12:]))
+	}
+	return addr
 }
 
 // Blocked reports whether the policy, without exceptions, refuses addr.
 // An address it refuses but a dial reached is therefore one the operator
 // allowed explicitly.
 func Blocked(addr netip.Addr) bool {
-	// ::ffff:127.0.0.1 reaches 127.0.0.1: judge the IPv4 address. A zone
-	// would make every prefix test fail, so drop it.
-	addr = addr.Unmap().WithZone("")
+	addr = reached(addr)
 	if !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsUnspecified() ||
 		addr.IsLinkLocalUnicast() || addr.IsMulticast() {
 		return true
@@ -71,22 +101,55 @@ func Blocked(addr netip.Addr) bool {
 	return false
 }
 
-// Check returns a *BlockedError when addr may not be reached.
+// Check returns a *BlockedError when addr may not be reached: the policy
+// or o.Own refuses it and no exception allows it.
 func (o Options) Check(addr netip.Addr) error {
-	plain := addr.Unmap().WithZone("")
-	if !Blocked(plain) {
+	plain, target := addr.Unmap().WithZone(""), reached(addr)
+	if !Blocked(plain) && !slices.ContainsFunc(o.Own, func(a netip.Addr) bool { return reached(a) == target }) {
 		return nil
 	}
 	for _, p := range o.Allow {
-		if p.Contains(plain) {
+		if p.Contains(plain) || p.Contains(target) {
 			return nil
 		}
 	}
 	return &BlockedError{Addr: plain}
 }
 
-// Dialer returns a dialer that checks every address it connects to.
+// HostAddrs are the addresses of the host's interfaces.
+func HostAddrs() ([]netip.Addr, error) {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, fmt.Errorf("netguard: read interface addresses: %w", err)
+	}
+	out := make([]netip.Addr, 0, len(addrs))
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out, nil
+}
+
+// withHost fills o.Own, when nil, with the host's addresses.
+func (o Options) withHost() (Options, error) {
+	if o.Own != nil {
+		return o, nil
+	}
+	own, err := HostAddrs()
+	o.Own = own
+	return o, err
+}
+
+// Dialer returns a dialer that checks every address it connects to. When
+// o.Own is nil it reads the host's addresses now, once; a host whose
+// interfaces cannot be read gets a dialer that refuses every dial rather
+// than one that would let its own public address through.
 func (o Options) Dialer() *net.Dialer {
+	o, err := o.withHost()
+	if err != nil {
+		return &net.Dialer{Control: func(string, string, syscall.RawConn) error { return err }}
+	}
 	return &net.Dialer{
 		Timeout:   30 * time.Second,
 		KeepAlive: 30 * time.Second,
