@@ -6,11 +6,13 @@
 package netguard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"syscall"
@@ -183,9 +185,56 @@ func NewClient(o Options) *http.Client {
 			if len(via) > MaxRedirects {
 				return ErrTooManyRedirects
 			}
+			dropOriginBound(req, via)
 			return nil
 		},
 	}
+}
+
+type originBoundKey struct{}
+
+// WithOriginBoundHeaders returns a context under which a request of a
+// client of NewClient sends the named headers (those that carry a
+// secret) only to its own origin: a redirect to another scheme, host or
+// port drops them, and so does every redirect after it, back home too.
+// Go's client drops only Authorization and cookies, and keeps them for
+// subdomains and other ports.
+func WithOriginBoundHeaders(ctx context.Context, names ...string) context.Context {
+	if len(names) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, originBoundKey{}, names)
+}
+
+// dropOriginBound removes the origin-bound headers from the next request
+// of a redirect chain (req, whose headers the client has just copied
+// from the first) once the chain has left the first request's origin.
+func dropOriginBound(req *http.Request, via []*http.Request) {
+	names, _ := req.Context().Value(originBoundKey{}).([]string)
+	if len(names) == 0 {
+		return
+	}
+	home := origin(via[0].URL)
+	left := origin(req.URL) != home
+	for _, r := range via[1:] {
+		left = left || origin(r.URL) != home
+	}
+	if !left {
+		return
+	}
+	for _, n := range names {
+		req.Header.Del(n)
+	}
+}
+
+// origin is a URL's scheme, host and port, the port filled in when
+// implied.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // ParsePrefixes reads a comma-separated list of CIDR prefixes (a bare
