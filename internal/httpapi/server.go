@@ -89,7 +89,7 @@ func New(d Deps) *Server {
 	// Bodies are described exactly; a $schema member would be an unknown field.
 	hc.CreateHooks = nil
 	s.api = humago.New(mux, hc)
-	s.api.UseMiddleware(s.withServer, s.authenticate, s.refuseUnknownQuery)
+	s.api.UseMiddleware(s.withServer, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
