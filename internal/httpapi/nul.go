@@ -56,12 +56,14 @@ func (s *Server) refuseNUL(ctx huma.Context, next func(huma.Context)) {
 
 // nulStrings adds a problem for each string in v (at field, JSON pointer
 // ptr) that holds NUL; an object whose member name holds one is named
-// itself.
+// itself. The pointer is built beside the field, since a member name may
+// hold what a field path cannot say (a dot); the whole body's, "", is
+// filled in by validationError.
 func nulStrings(v any, field, ptr string, p *problems) {
 	switch v := v.(type) {
 	case string:
 		if strings.ContainsRune(v, 0) {
-			*p = append(*p, Detail{Field: field, Pointer: rootPointer(ptr), Message: nulMessage})
+			*p = append(*p, Detail{Field: field, Pointer: ptr, Message: nulMessage})
 		}
 	case []any:
 		for i, e := range v {
@@ -70,20 +72,12 @@ func nulStrings(v any, field, ptr string, p *problems) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if strings.ContainsRune(k, 0) {
-				*p = append(*p, Detail{Field: field, Pointer: rootPointer(ptr), Message: "must not have a member name that contains the NUL character"})
+				*p = append(*p, Detail{Field: field, Pointer: ptr, Message: "must not have a member name that contains the NUL character"})
 				continue
 			}
-			nulStrings(v[k], field+"."+k, ptr+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), p)
+			nulStrings(v[k], field+"."+k, ptr+"/"+pointerToken(k), p)
 		}
 	}
-}
-
-// rootPointer is ptr, or "/" for the whole body as bodyPointer says.
-func rootPointer(ptr string) string {
-	if ptr == "" {
-		return "/"
-	}
-	return ptr
 }
 
 // humaContext lets bodyContext embed huma.Context, whose Context method

@@ -118,8 +118,8 @@ func (o Options) Check(addr netip.Addr) error {
 	return &BlockedError{Addr: plain}
 }
 
-// HostAddrs are the addresses of the host's interfaces.
-func HostAddrs() ([]netip.Addr, error) {
+// hostAddrs are the addresses of the host's interfaces.
+func hostAddrs() ([]netip.Addr, error) {
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
 		return nil, fmt.Errorf("netguard: read interface addresses: %w", err)
@@ -138,7 +138,7 @@ func (o Options) withHost() (Options, error) {
 	if o.Own != nil {
 		return o, nil
 	}
-	own, err := HostAddrs()
+	own, err := hostAddrs()
 	o.Own = own
 	return o, err
 }
