@@ -337,3 +337,26 @@ func TestDialerReadsHostAddrs(t *testing.T) {
 		t.Errorf("an empty Own was replaced: %v", o.Own)
 	}
 }
+
+// TestExceptionsOverNewRanges: TRAWL_ALLOW_PRIVATE_NETWORKS lets through
+// an address of the documentation ranges as it does a private one, and a
+// NAT64 address by the IPv4 address it reaches.
+func TestExceptionsOverNewRanges(t *testing.T) {
+	allow, err := ParsePrefixes("192.0.2.0/24, 2001:db8::/32, 10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	control := Options{Allow: allow, Own: []netip.Addr{netip.MustParseAddr("192.0.2.9")}}.Dialer().Control
+	for addr, allowed := range map[string]bool{
+		"192.0.2.9:80":         true,
+		"[2001:db8::1]:443":    true,
+		"[64:ff9b::a00:1]:80":  true,
+		"203.0.113.5:80":       false,
+		"[3fff::1]:80":         false,
+		"[64:ff9b::ac10:1]:80": false, // 172.16.0.1
+	} {
+		if err := control("tcp", addr, nil); (err == nil) != allowed {
+			t.Errorf("%s: %v, want allowed %v", addr, err, allowed)
+		}
+	}
+}
