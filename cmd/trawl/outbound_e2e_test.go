@@ -180,5 +180,21 @@ func TestNULInWebhookPayload(t *testing.T) {
 			t.Fatalf("queued hook: %d %q", st, out)
 		}
 		check(queued, waitExecution(t, ts, c, w.ID, queued, ended))
+
+		// A step that fails on the string quotes it in its error: the
+		// execution still ends, failed, its step's error whole.
+		def = `{"trigger":{"kind":"workflows/webhook"},
+			"actions":[{"id":"n","kind":"builtin:set","inputs":{"values":{"n":"{{ int(trigger.note) }}"}}}],
+			"edges":[{"from":"$source","to":"n"}]}`
+		w = createWorkflow(t, c, map[string]any{"name": "nul fails", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
+		for _, wait := range []string{"?wait=true", ""} {
+			_, out := postHook(t, *w.WebhookURL+wait, http.Header{}, body)
+			id, _ := out["data"].(map[string]any)["execution_id"].(string)
+			x := waitExecution(t, ts, c, w.ID, id, ended)
+			if x.Status != "failed" || x.Error == nil || !strings.Contains(*x.Error, "int(a\uFFFDb)") ||
+				x.Steps[0].Error == nil || !strings.Contains(x.Steps[0].Error.Message, "int(a\x00b)") {
+				t.Fatalf("failing step (wait %q): %s %v %+v", wait, x.Status, x.Error, x.Steps)
+			}
+		}
 	})
 }
