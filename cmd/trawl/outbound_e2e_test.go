@@ -166,7 +166,8 @@ func TestNULInWebhookPayload(t *testing.T) {
 			}
 		}
 
-		st, out := postHook(t, *w.WebhookURL+"?wait=true", http.Header{}, body)
+		// A parameter the sender adds to the URL is its own, NUL or not.
+		st, out := postHook(t, *w.WebhookURL+"?wait=true&ref=a%00b", http.Header{}, body)
 		data, _ := out["data"].(map[string]any)
 		waited, _ := data["execution_id"].(string)
 		if output, _ := data["output"].(map[string]any); st != 200 || data["status"] != "completed" || output["note"] != "a\x00b" {

@@ -18,21 +18,22 @@ const nulMessage = "must not contain the NUL character"
 // string of a JSON body that holds the NUL character. PostgreSQL keeps
 // no NUL in text and refuses \u0000 in jsonb, so such a value would be a
 // 500 there and accepted on SQLite; no text field of this API has a use
-// for it. Operations that take their body raw (a webhook's payload, the
-// sender's data to pass on) are left to store what they receive.
+// for it. Only declared parameters are looked at: refuseUnknownQuery
+// refuses the others, or, on a public route, they are the sender's and
+// go unread. Operations that take their body raw (a webhook's payload,
+// the sender's data to pass on) are left to store what they receive.
 func (s *Server) refuseNUL(ctx huma.Context, next func(huma.Context)) {
 	var p problems
 	op := ctx.Operation()
-	for _, param := range op.Parameters {
-		if param.In == "path" && strings.ContainsRune(ctx.Param(param.Name), 0) {
-			p.add("path."+param.Name, nulMessage)
-		}
-	}
 	u := ctx.URL()
 	q := u.Query()
-	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if strings.ContainsRune(name, 0) || slices.ContainsFunc(q[name], func(v string) bool { return strings.ContainsRune(v, 0) }) {
-			p.add("query."+name, nulMessage)
+	hasNUL := func(v string) bool { return strings.ContainsRune(v, 0) }
+	for _, param := range op.Parameters {
+		switch {
+		case param.In == "path" && hasNUL(ctx.Param(param.Name)):
+			p.add("path."+param.Name, nulMessage)
+		case param.In == "query" && slices.ContainsFunc(q[param.Name], hasNUL):
+			p.add("query."+param.Name, nulMessage)
 		}
 	}
 	if op.RequestBody != nil && !op.SkipValidateBody {
