@@ -60,16 +60,16 @@ var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"), // documentation (TEST-NET-2)
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation (TEST-NET-3)
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast included
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64: the site decides what it reaches
-	netip.MustParsePrefix("100::/64"),        // discard-only
 	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments, Teredo included
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("2002::/16"),       // deprecated 6to4: would reach any IPv4
 	netip.MustParsePrefix("3fff::/20"),       // documentation
-	netip.MustParsePrefix("5f00::/16"),       // SRv6 segment identifiers
-	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
-	netip.MustParsePrefix("::/96"),           // deprecated IPv4-compatible
 }
+
+// globalUnicast is the only IPv6 space allocated for the internet; the
+// rest is reserved or special: IPv4-compatible, local-use NAT64, discard,
+// SRv6, unique local, site- and link-local, multicast.
+var globalUnicast = netip.MustParsePrefix("2000::/3")
 
 // nat64 is the well-known NAT64 prefix: 64:ff9b::a00:1 reaches 10.0.0.1.
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
@@ -92,7 +92,7 @@ func reached(addr netip.Addr) netip.Addr {
 func Blocked(addr netip.Addr) bool {
 	addr = reached(addr)
 	if !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsUnspecified() ||
-		addr.IsLinkLocalUnicast() || addr.IsMulticast() {
+		addr.IsLinkLocalUnicast() || addr.IsMulticast() || addr.Is6() && !globalUnicast.Contains(addr) {
 		return true
 	}
 	for _, p := range blockedPrefixes {

@@ -48,7 +48,7 @@ func TestPolicyRanges(t *testing.T) {
 		"::ffff:192.0.2.9", "64:ff9b::cb00:7105", "64:ff9b::7f00:1", // mapped and NAT64 onto TEST-NET-3 and loopback
 		"2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "3fff::1", "3fff:fff::1", // IPv6 documentation
 		"2001::1", "2001:1ff::1", "2002:7f00:1::1", "2002:a9fe:a9fe::1", // IETF assignments (Teredo), 6to4
-		"100::1", "5f00::1", // discard-only, SRv6
+		"100::1", "5f00::1", "fbff::1", "1fff:ffff::1", "4000::1", "::ffff:0:a00:1", // outside 2000::/3: discard, SRv6, reserved
 	}
 	for _, s := range blocked {
 		if !Blocked(netip.MustParseAddr(s)) {
@@ -58,9 +58,9 @@ func TestPolicyRanges(t *testing.T) {
 	public := []string{
 		"9.255.255.255", "11.0.0.0", "172.15.255.255", "172.32.0.0", "192.167.255.255", "192.169.0.0",
 		"169.253.255.255", "169.255.0.0", "100.63.255.255", "100.128.0.0", "198.17.255.255", "198.20.0.0",
-		"192.0.1.0", "1.0.0.0", "223.255.255.255", "fbff::1", "2001:4860:4860::8888", "::ffff:172.32.0.1",
+		"192.0.1.0", "1.0.0.0", "223.255.255.255", "2001:4860:4860::8888", "::ffff:172.32.0.1",
 		"192.0.1.255", "192.0.3.0", "198.51.99.255", "198.51.101.0", "203.0.112.255", "203.0.114.0",
-		"2001:db7:ffff::1", "2001:db9::1", "2001:200::1", "2003::1", "3fff:1000::1", "100:0:0:1::1",
+		"2001:db7:ffff::1", "2001:db9::1", "2001:200::1", "2003::1", "3fff:1000::1", "2000::1", "3ffe:ffff::1",
 		"64:ff9b::808:808", // NAT64 onto 8.8.8.8: a public IPv4 address through the gateway
 	}
 	for _, s := range public {
