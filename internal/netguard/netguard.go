@@ -1,8 +1,9 @@
 // Package netguard makes the outbound connections that a user's definition
 // controls (HTTP, Slack, SMTP, LLM). Its dialer refuses loopback, private,
-// link-local (cloud metadata included) and other non-public addresses. The
-// check runs on the resolved address at dial time, so neither DNS rebinding
-// nor a redirect can get around it.
+// link-local (cloud metadata included) and other non-public addresses, and
+// the host's own. The check runs on the resolved address at dial time, so
+// neither DNS rebinding nor a redirect can get around it; its client keeps
+// secret headers from the hosts a redirect leads to.
 package netguard
 
 import (
