@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +47,41 @@ func TestUpstreamBodyWithoutNUL(t *testing.T) {
 	if err := json.Unmarshal(resp.Body, &out); err != nil || len(out.Data) != 1 || out.Data[0].Text != "hello world" {
 		t.Fatalf("decoded %+v, %v", out, err)
 	}
+}
+
+// FuzzDropNULEscapes: valid JSON stays valid, and holds no NUL once
+// decoded.
+func FuzzDropNULEscapes(f *testing.F) {
+	for _, s := range []string{`{"a": "x\u0000"}`, `["\\u0000", "\\\u0000"]`, `"\u0000\u0000"`, `{"\u0000": 1}`, `"\\\\u0000"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !json.Valid(in) {
+			return
+		}
+		out := dropNULEscapes(in)
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("%s became %s: %v", in, out, err)
+		}
+		var walk func(any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case string:
+				if strings.ContainsRune(v, 0) {
+					t.Fatalf("%s became %s, still with NUL", in, out)
+				}
+			case []any:
+				for _, e := range v {
+					walk(e)
+				}
+			case map[string]any:
+				for k, e := range v {
+					walk(k)
+					walk(e)
+				}
+			}
+		}
+		walk(v)
+	})
 }
