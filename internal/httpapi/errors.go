@@ -120,10 +120,14 @@ func bodyPointer(field string) string {
 	}
 	var b strings.Builder
 	for _, m := range fieldTokenRE.FindAllStringSubmatch(rest, -1) {
-		tok := m[1] + m[2]
-		b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+		b.WriteString("/" + pointerToken(m[1]+m[2]))
 	}
 	return b.String()
+}
+
+// pointerToken escapes a member name for a JSON pointer (RFC 6901).
+func pointerToken(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
 }
 
 // pointerField turns a JSON pointer into the body field path of details.

@@ -90,7 +90,7 @@ func New(d Deps) *Server {
 	hc.CreateHooks = nil
 	s.api = humago.New(mux, hc)
 	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody)
-	s.api.UseMiddleware(s.withServer, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery)
+	s.api.UseMiddleware(s.withServer, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
