@@ -31,7 +31,7 @@ func TestEngagementBillsAndOutboxMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 			// CreateTopic writes today's columns: lend it the one a later
-			// migration (00026) adds, for as long as it writes.
+			// migration (00027) adds, for as long as it writes.
 			if _, err := s.DB().ExecContext(ctx, `ALTER TABLE topics ADD COLUMN lease_owner TEXT`); err != nil {
 				t.Fatal(err)
 			}
