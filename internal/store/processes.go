@@ -47,6 +47,10 @@ func (s *Store) claimOwner() any {
 	return s.owner
 }
 
+// ownerLockSuffix names the lock file of the process that owns a SQLite
+// database (Register).
+const ownerLockSuffix = ".owner.lock"
+
 // ErrDatabaseOwned means another process runs the SQLite database's
 // background work.
 var ErrDatabaseOwned = errors.New("store: another trawl process runs the background work of this SQLite database")
@@ -63,7 +67,7 @@ func (s *Store) Register(ctx context.Context, works bool) (handed int64, release
 	owns := s.dialect == SQLite && works
 	unlock := func() {}
 	if owns {
-		if unlock, err = tryLockFile(s.path + ".owner.lock"); err != nil {
+		if unlock, err = tryLockFile(s.path + ownerLockSuffix); err != nil {
 			return 0, nil, err
 		}
 	}

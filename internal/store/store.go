@@ -109,7 +109,7 @@ func Open(ctx context.Context, databaseURL string, now func() time.Time) (*Store
 }
 
 // Files are the files of the SQLite database of databaseURL (the database,
-// its -wal and -shm files and the lock file); none for PostgreSQL.
+// its -wal and -shm files and the lock files); none for PostgreSQL.
 func Files(databaseURL string) []string {
 	if !strings.HasPrefix(databaseURL, "sqlite:") {
 		return nil
@@ -118,7 +118,7 @@ func Files(databaseURL string) []string {
 	if p == "" {
 		return nil
 	}
-	return []string{p, p + "-wal", p + "-shm", p + lockSuffix}
+	return []string{p, p + "-wal", p + "-shm", p + lockSuffix, p + ownerLockSuffix}
 }
 
 // sqlitePath accepts sqlite://relative/path, sqlite:///absolute/path and sqlite:path.
