@@ -76,14 +76,26 @@ func (TickArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByPeriod: time.Second}}
 }
 
-type tickWorker struct {
-	river.WorkerDefaults[TickArgs]
+// KickArgs runs the scans once, now (Runner.Kick). It is not unique: a
+// tick of the same second, finished or left by a process that is gone,
+// must not swallow it.
+type KickArgs struct{}
+
+// Kind is River's name for the job.
+func (KickArgs) Kind() string { return "trawl.kick" }
+
+// InsertOpts: one attempt, as a tick.
+func (KickArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
+
+// scanWorker runs every Scanner, for ticks and kicks.
+type scanWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
 	scanners []Scanner
 	now      func() time.Time
 	log      *slog.Logger
 }
 
-func (w *tickWorker) Work(ctx context.Context, _ *river.Job[TickArgs]) error {
+func (w *scanWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
 	now := w.now()
 	var errs []error
 	for _, s := range w.scanners {
@@ -99,7 +111,7 @@ func (w *tickWorker) Work(ctx context.Context, _ *river.Job[TickArgs]) error {
 const tickTimeout = 5 * time.Minute
 
 // Timeout bounds one tick.
-func (w *tickWorker) Timeout(*river.Job[TickArgs]) time.Duration { return tickTimeout }
+func (w *scanWorker[T]) Timeout(*river.Job[T]) time.Duration { return tickTimeout }
 
 // rescueAfter is when River's rescuer retries a job still running: once it
 // has run longer than any job may (its lease, the tick's timeout), its
@@ -112,7 +124,8 @@ func rescueAfter(lease time.Duration) time.Duration {
 // New builds the River client on the store's engine.
 func New(cfg Config) (*Runner, error) {
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &tickWorker{scanners: cfg.Scanners, now: cfg.Now, log: cfg.Log})
+	river.AddWorker(workers, &scanWorker[TickArgs]{scanners: cfg.Scanners, now: cfg.Now, log: cfg.Log})
+	river.AddWorker(workers, &scanWorker[KickArgs]{scanners: cfg.Scanners, now: cfg.Now, log: cfg.Log})
 	if cfg.Register != nil {
 		cfg.Register(workers)
 	}
@@ -188,7 +201,7 @@ func (r *Runner) InsertTx(ctx context.Context, tx store.JobTx, args river.JobArg
 
 // Kick runs the due-work scans now, on whichever worker is free first,
 // without waiting for the leader's next tick.
-func (r *Runner) Kick(ctx context.Context) error { return r.Enqueue(ctx, TickArgs{}, nil) }
+func (r *Runner) Kick(ctx context.Context) error { return r.Enqueue(ctx, KickArgs{}, nil) }
 
 // Enqueue inserts a job.
 func (r *Runner) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
