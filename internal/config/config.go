@@ -57,6 +57,7 @@ type Config struct {
 	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack, SMTP and LLM calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
 
 	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
+	MappingCacheBytes    int `name:"mapping-cache-bytes" default:"67108864" help:"Memory, in bytes, each process's cache of the posts social mapping and creator keywords matched may take; the least recently used go first; 0 is the default (TRAWL_MAPPING_CACHE_BYTES)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
 	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run, topic discovery or post hydration may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
@@ -142,6 +143,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MappingMaxCandidates < 1 {
 		bad("mapping-max-candidates", "must be at least 1, got %d", c.MappingMaxCandidates)
+	}
+	if c.MappingCacheBytes == 0 {
+		c.MappingCacheBytes = 64 << 20 // the flag's default, for configs built in code
+	}
+	if c.MappingCacheBytes < 1<<20 {
+		bad("mapping-cache-bytes", "must be at least 1048576 (1 MiB), got %d", c.MappingCacheBytes)
 	}
 	if c.SearchRunLease < time.Second {
 		bad("search-run-lease", "must be at least 1s, got %s", c.SearchRunLease)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"container/list"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -37,11 +38,18 @@ import (
 type keywordMatches struct {
 	copyState
 	entries map[string]*matchEntry
-	// ids is how many post ids the entries hold, at most bound() but for
-	// the entries of the query being answered; limit, when set (tests),
-	// is the bound instead of maxMatchIDs.
-	ids, limit int
-	// uses numbers the lookups, to evict the least recently used entry.
+	// order links the entries, the most recently used at the front, so
+	// that finding the least recently used costs nothing however many
+	// entries there are.
+	order list.List
+	// bytes is about how much memory the entries take (matchEntry.size),
+	// ids how many post ids they hold.
+	bytes, ids int
+	// budget bounds bytes but for the entries of the lookup being
+	// answered (TRAWL_MAPPING_CACHE_BYTES); 0 is DefaultKeywordMatchBytes.
+	budget int
+	// uses numbers the lookups: an entry used by the current one is not
+	// evicted.
 	uses uint64
 	// indexAsks counts the times the index was asked, postingReads the
 	// times the posting lists were read (tests).
@@ -50,9 +58,11 @@ type keywordMatches struct {
 	atOnce int
 }
 
-// maxMatchIDs bounds the entries: 64 MiB of post ids. A typical query's
-// keywords match 10,000-40,000 posts each on the reference pool.
-const maxMatchIDs = 8 << 20
+// DefaultKeywordMatchBytes is the default budget of the entries: a
+// typical query's keywords match 10,000-40,000 posts each on the
+// reference pool (80-320 KB of ids an entry), so 64 MiB keeps a few
+// hundred of them.
+const DefaultKeywordMatchBytes = 64 << 20
 
 // maxChangedPosts is the most changed posts a lookup decides one by one;
 // after more (a bulk load) it forgets every entry, as refilling the few
@@ -89,6 +99,27 @@ type matchEntry struct {
 	query indexQuery
 	ids   []int64 // ascending
 	used  uint64
+	// key is query.key(), size what the entry was accounted as when it
+	// was last kept or changed, at its place in keywordMatches.order.
+	key  string
+	size int
+	at   *list.Element
+}
+
+// entryOverhead is about what an entry costs besides its strings and ids:
+// the map's slot, the entry, its place in the order, the query's slices.
+const entryOverhead = 256
+
+// footprint is about how many bytes the entry takes: what it matched
+// nothing for costs its key and query all the same, so an entry is
+// accounted for whatever it holds.
+func (e *matchEntry) footprint() int {
+	n := entryOverhead + len(e.key) + len(e.query.keyword) + len(e.query.text) + len(e.query.k.Pair) +
+		8*cap(e.ids) + 8*len(e.query.k.Gaps)
+	for _, lex := range e.query.k.Lexemes {
+		n += 16 + len(lex)
+	}
+	return n
 }
 
 // postText is a post's text as an entry's refresh reads it; present is
@@ -167,10 +198,10 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 		}
 		return func(bool) {
 			if forget {
-				c.entries, c.ids = map[string]*matchEntry{}, 0
+				c.clear()
 			} else {
 				for _, e := range c.entries {
-					c.ids += e.decide(texts)
+					c.redecide(e, texts)
 				}
 			}
 			for key, e := range fills {
@@ -182,7 +213,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 			}
 			c.uses++
 			for _, q := range queries {
-				c.entries[q.key()].used = c.uses
+				c.use(c.entries[q.key()])
 			}
 			c.evict()
 		}, nil
@@ -346,13 +377,46 @@ func changedTexts(ctx context.Context, tx *sql.Tx, changed string, args []any) (
 	return texts, nil
 }
 
-// put keeps e under key, in place of any entry there.
+// put keeps e under key, in place of any entry there, as the most
+// recently used.
 func (c *keywordMatches) put(key string, e *matchEntry) {
 	if old, ok := c.entries[key]; ok {
-		c.ids -= len(old.ids)
+		c.drop(old)
 	}
+	e.key, e.size = key, e.footprint()
+	e.at = c.order.PushFront(e)
 	c.entries[key] = e
+	c.bytes += e.size
 	c.ids += len(e.ids)
+}
+
+// drop forgets e.
+func (c *keywordMatches) drop(e *matchEntry) {
+	c.order.Remove(e.at)
+	delete(c.entries, e.key)
+	c.bytes -= e.size
+	c.ids -= len(e.ids)
+}
+
+// use marks e as used by the lookup being answered.
+func (c *keywordMatches) use(e *matchEntry) {
+	e.used = c.uses
+	c.order.MoveToFront(e.at)
+}
+
+// redecide decides the changed posts for e and accounts for what it
+// gained or lost.
+func (c *keywordMatches) redecide(e *matchEntry, texts []postText) {
+	c.ids += e.decide(texts)
+	size := e.footprint()
+	c.bytes += size - e.size
+	e.size = size
+}
+
+// clear forgets every entry.
+func (c *keywordMatches) clear() {
+	c.entries, c.bytes, c.ids = map[string]*matchEntry{}, 0, 0
+	c.order.Init()
 }
 
 // decide puts each changed post in the entry when its text mentions the
@@ -374,29 +438,21 @@ func (e *matchEntry) decide(texts []postText) int {
 	return n
 }
 
-// bound is the most post ids the entries hold.
+// bound is the most bytes the entries take.
 func (c *keywordMatches) bound() int {
-	if c.limit > 0 {
-		return c.limit
-	}
-	return maxMatchIDs
+	return cmp.Or(c.budget, DefaultKeywordMatchBytes)
 }
 
-// evict drops the least recently used entries while they hold more than
-// the bound, never those of the lookup being answered.
+// evict drops the least recently used entries while they take more than
+// the bound, never those of the lookup being answered (they are at the
+// front of the order).
 func (c *keywordMatches) evict() {
-	for c.ids > c.bound() {
-		var oldest *matchEntry
-		for _, e := range c.entries {
-			if e.used < c.uses && (oldest == nil || e.used < oldest.used) {
-				oldest = e
-			}
-		}
-		if oldest == nil {
+	for c.bytes > c.bound() {
+		back := c.order.Back()
+		if back == nil || back.Value.(*matchEntry).used == c.uses {
 			return
 		}
-		delete(c.entries, oldest.query.key())
-		c.ids -= len(oldest.ids)
+		c.drop(back.Value.(*matchEntry))
 	}
 }
 
@@ -450,7 +506,7 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 	asked := 0
 	for batch := range slices.Chunk(queries, 16) {
 		c.mu.RLock()
-		full := c.ids >= c.bound()/2
+		full := c.bytes >= c.bound()/2
 		c.mu.RUnlock()
 		if full {
 			break
@@ -463,12 +519,30 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 	return asked, nil
 }
 
-// KeywordMatchesHeld is how many entries of keyword matches this process
-// keeps, and how many post ids they hold (at most 8 Mi, 64 MiB).
-func (s *Store) KeywordMatchesHeld() (entries, ids int) {
-	s.matches.mu.RLock()
-	defer s.matches.mu.RUnlock()
-	return len(s.matches.entries), s.matches.ids
+// KeywordMatches is what this process's keyword matches hold.
+type KeywordMatches struct {
+	// Entries is how many keywords (at a strength) are kept, Posts how
+	// many post ids they hold, Bytes about how much memory they take, at
+	// most Budget but for the entries of the lookup being answered.
+	Entries, Posts, Bytes, Budget int
+}
+
+// KeywordMatchesHeld is what this process's keyword matches hold.
+func (s *Store) KeywordMatchesHeld() KeywordMatches {
+	c := &s.matches
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return KeywordMatches{Entries: len(c.entries), Posts: c.ids, Bytes: c.bytes, Budget: c.bound()}
+}
+
+// SetKeywordMatchBudget bounds the memory this process's keyword matches
+// take, in bytes (TRAWL_MAPPING_CACHE_BYTES); 0 is
+// DefaultKeywordMatchBytes. Set it before the first query.
+func (s *Store) SetKeywordMatchBudget(bytes int) {
+	c := &s.matches
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget = bytes
 }
 
 // TopicCreated is signalled when this process creates a topic: warming
@@ -486,7 +560,7 @@ func (s *Store) ForgetKeywordMatches() {
 	defer c.refresh.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries, c.ids = map[string]*matchEntry{}, 0
+	c.clear()
 }
 
 func readTexts(ctx context.Context, tx *sql.Tx, query string, args []any) ([]postText, error) {
