@@ -148,6 +148,34 @@ type Query struct {
 	PageSize int
 }
 
+// Bounds of what a query asks: what a process keeps of a query's keywords
+// (the posts each matched) and the work of matching them grow with their
+// number, length and words, and a body of a megabyte could otherwise ask
+// about ten keywords of 50,000 characters each.
+const (
+	// MaxKeywords is how many keywords one query holds, as a saved
+	// search's keywords.
+	MaxKeywords = 10
+	// MaxKeywordLength is the most characters of a keyword, as a pronet
+	// keyword search's (the searches that collect the pool).
+	MaxKeywordLength = 100
+	// MaxKeywordWords is the most words of a keyword (as Hits cuts them):
+	// a phrase is matched by its words' positions, each word's list read.
+	MaxKeywordWords = 10
+)
+
+// KeywordProblem says why a query may not ask about keyword (trimmed, not
+// empty), or "" when it may.
+func KeywordProblem(keyword string) string {
+	if n := utf8.RuneCountInString(keyword); n > MaxKeywordLength {
+		return fmt.Sprintf("has %d characters; at most %d are allowed", n, MaxKeywordLength)
+	}
+	if n := len(words(strings.ToLower(keyword))); n > MaxKeywordWords {
+		return fmt.Sprintf("has %d words; at most %d are allowed", n, MaxKeywordWords)
+	}
+	return ""
+}
+
 // MinHits is the number of keyword occurrences a post needs.
 func (q Query) MinHits() int { return max(1, q.Strength) }
 

@@ -486,6 +486,9 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 			continue
 		}
 		for _, keyword := range slices.Concat(d.Keywords, d.KeywordsAnd) {
+			if mapping.KeywordProblem(strings.TrimSpace(keyword)) != "" {
+				continue // no query may ask about it
+			}
 			if k := s.planKeyword(keyword); k.Kind != mapping.KeywordNone {
 				q := s.indexQuery(keyword, k, 1)
 				if !seen[q.key()] {
