@@ -211,11 +211,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 			for key, e := range more {
 				c.put(key, e)
 			}
-			c.uses++
-			for _, q := range queries {
-				c.use(c.entries[q.key()])
-			}
-			c.evict()
+			c.lookedUp(queries)
 		}, nil
 	})
 	if err != nil {
@@ -383,7 +379,8 @@ func (c *keywordMatches) put(key string, e *matchEntry) {
 	if old, ok := c.entries[key]; ok {
 		c.drop(old)
 	}
-	e.key, e.size = key, e.footprint()
+	e.key = key
+	e.size = e.footprint() // of the key too
 	e.at = c.order.PushFront(e)
 	c.entries[key] = e
 	c.bytes += e.size
@@ -402,6 +399,16 @@ func (c *keywordMatches) drop(e *matchEntry) {
 func (c *keywordMatches) use(e *matchEntry) {
 	e.used = c.uses
 	c.order.MoveToFront(e.at)
+}
+
+// lookedUp marks the entries of queries (all held) as used by the lookup
+// being answered, then evicts what is over the bound.
+func (c *keywordMatches) lookedUp(queries []indexQuery) {
+	c.uses++
+	for _, q := range queries {
+		c.use(c.entries[q.key()])
+	}
+	c.evict()
 }
 
 // redecide decides the changed posts for e and accounts for what it

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/trawlhq/trawl/internal/mapping"
+)
+
+// The keyword matches are bounded by bytes: every entry is accounted
+// whatever it holds (an entry that matched nothing takes its key and
+// query), the least recently used go first, and never those of the lookup
+// being answered.
+func TestKeywordMatchesEvictBySize(t *testing.T) {
+	var (
+		c  keywordMatches
+		s  = &Store{dialect: SQLite}
+		qs = map[string]indexQuery{}
+	)
+	c.clear()
+	query := func(keyword string) indexQuery {
+		if _, ok := qs[keyword]; !ok {
+			qs[keyword] = s.indexQuery(keyword, mapping.PlanKeyword(keyword), 1)
+		}
+		return qs[keyword]
+	}
+	// lookup answers one lookup over keywords, filling those missing
+	// with ids (none: matched nothing).
+	lookup := func(ids []int64, keywords ...string) {
+		var queries []indexQuery
+		for _, k := range keywords {
+			q := query(k)
+			if c.entries[q.key()] == nil {
+				c.put(q.key(), &matchEntry{query: q, ids: slices.Clone(ids)})
+			}
+			queries = append(queries, q)
+		}
+		c.lookedUp(queries)
+	}
+	held := func() []string {
+		var out []string
+		for e := c.order.Front(); e != nil; e = e.Next() {
+			out = append(out, e.Value.(*matchEntry).query.keyword)
+		}
+		return out
+	}
+	accounted := func() int {
+		n := 0
+		for _, e := range c.entries {
+			if e.size != e.footprint() {
+				t.Errorf("%q accounted as %d bytes, takes %d", e.query.keyword, e.size, e.footprint())
+			}
+			n += e.footprint()
+		}
+		return n
+	}
+	one := (&matchEntry{key: query("aaaa").key(), query: query("aaaa")}).footprint()
+	if one < entryOverhead+4 {
+		t.Fatalf("an empty entry is accounted as %d bytes", one)
+	}
+	c.budget = 2 * one // two entries of four-letter keywords matching nothing
+
+	lookup(nil, "aaaa")
+	lookup(nil, "bbbb")
+	lookup(nil, "cccc")
+	if got := held(); !slices.Equal(got, []string{"cccc", "bbbb"}) {
+		t.Errorf("held %v, want cccc, bbbb: entries that matched nothing are evicted too", got)
+	}
+	lookup(nil, "bbbb") // used again: now the most recent
+	lookup(nil, "dddd")
+	if got := held(); !slices.Equal(got, []string{"dddd", "bbbb"}) {
+		t.Errorf("held %v, want dddd, bbbb: the least recently used goes", got)
+	}
+	if c.bytes != accounted() || c.bytes > c.budget {
+		t.Errorf("%d bytes accounted, %d held, budget %d", c.bytes, accounted(), c.budget)
+	}
+
+	// A lookup whose entries outweigh the budget keeps them while it is
+	// answered; the next evicts them.
+	many := make([]int64, 100)
+	for i := range many {
+		many[i] = int64(i)
+	}
+	lookup(many, "eeee", "ffff")
+	if got := held(); !slices.Equal(got, []string{"ffff", "eeee"}) {
+		t.Errorf("held %v, want the lookup's own ffff, eeee", got)
+	}
+	if c.ids != 200 || c.bytes != accounted() || c.bytes < 2*8*100 {
+		t.Errorf("%d ids, %d bytes accounted (%d held), want 200 ids of 8 bytes", c.ids, c.bytes, accounted())
+	}
+	lookup(nil, "gggg")
+	if got := held(); !slices.Equal(got, []string{"gggg"}) {
+		t.Errorf("held %v, want gggg alone", got)
+	}
+
+	// Posts decided into an entry are accounted for.
+	before := c.bytes
+	c.redecide(c.entries[query("gggg").key()], []postText{{id: 7, text: "gggg", present: true}, {id: 9, text: "gggg gggg", present: true}})
+	if c.ids != 2 || c.bytes < before+16 || c.bytes != accounted() {
+		t.Errorf("after two posts decided in: %d ids, %d bytes (was %d, %d held)", c.ids, c.bytes, before, accounted())
+	}
+
+	// Many distinct lookups leave the bytes within the budget.
+	for i := range 1000 {
+		lookup(nil, fmt.Sprintf("k%03d", i))
+		if c.bytes > c.budget {
+			t.Fatalf("after %d lookups: %d bytes, budget %d", i+1, c.bytes, c.budget)
+		}
+	}
+	if len(c.entries) != c.order.Len() || len(c.entries) > 2 {
+		t.Errorf("%d entries, %d in the order", len(c.entries), c.order.Len())
+	}
+	c.clear()
+	if c.bytes != 0 || c.ids != 0 || c.order.Len() != 0 {
+		t.Errorf("cleared: %d bytes, %d ids, %d in the order", c.bytes, c.ids, c.order.Len())
+	}
+}
