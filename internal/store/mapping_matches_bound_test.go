@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/trawlhq/trawl/internal/mapping"
@@ -84,4 +85,55 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// On PostgreSQL the processes share their entries through a table, which
+// hostile queries must not grow either: an entry that matched nothing is
+// not stored (the index answers it in a probe), and pruning keeps the
+// newest entries within a process's budget.
+func TestSharedKeywordMatchesBounded(t *testing.T) {
+	if !slices.Contains(storetest.Engines(), store.Postgres) {
+		t.Skip("PostgreSQL only: set TRAWL_TEST_POSTGRES_URL")
+	}
+	ctx := context.Background()
+	f := newMappingFixture(t, store.Postgres)
+	q := mapping.Query{Keywords: []string{"revops", "zzzunmentioned"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
+	if _, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+		t.Fatal(err)
+	}
+	stored := func(key string) bool {
+		var n int
+		if err := f.s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM mapping_keyword_matches WHERE key = $1`, key).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	if !stored(f.s.SharedMatchKey("revops", 1)) {
+		t.Error("revops's entry was not shared")
+	}
+	if stored(f.s.SharedMatchKey("zzzunmentioned", 1)) {
+		t.Error("an entry that matched nothing was shared")
+	}
+
+	// 100 entries of 1,000 bytes each past the real ones; a budget of 20
+	// keeps the 20 newest.
+	if _, err := f.s.DB().ExecContext(ctx, `INSERT INTO mapping_keyword_matches (key, position, ids)
+		SELECT 'hostile' || i, 1000000000 + i, decode(repeat('01', 1000 - length('hostile' || i)), 'hex') FROM generate_series(1, 100) i`); err != nil {
+		t.Fatal(err)
+	}
+	f.s.SetKeywordMatchBudget(20 * 1000)
+	if _, err := f.s.PruneMappingLog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		n, bytes int
+		oldest   int64
+	)
+	if err := f.s.DB().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(octet_length(key) + octet_length(ids)), 0), COALESCE(MIN(position), 0)
+		FROM mapping_keyword_matches`).Scan(&n, &bytes, &oldest); err != nil {
+		t.Fatal(err)
+	}
+	if n != 20 || bytes > 20*1000 || oldest != 1000000000+81 {
+		t.Errorf("after pruning: %d entries of %d bytes, the oldest at %d; want the 20 newest", n, bytes, oldest)
+	}
 }
