@@ -108,7 +108,7 @@ type matchEntry struct {
 
 // entryOverhead is about what an entry costs besides its strings and ids:
 // the map's slot, the entry, its place in the order, the query's slices.
-const entryOverhead = 256
+const entryOverhead = 320
 
 // footprint is about how many bytes the entry takes: what it matched
 // nothing for costs its key and query all the same, so an entry is
@@ -199,7 +199,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 		return func(bool) {
 			if forget {
 				c.clear()
-			} else {
+			} else if len(texts) > 0 {
 				for _, e := range c.entries {
 					c.redecide(e, texts)
 				}
