@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -114,5 +115,41 @@ func TestKeywordMatchesEvictBySize(t *testing.T) {
 	c.clear()
 	if c.bytes != 0 || c.ids != 0 || c.order.Len() != 0 {
 		t.Errorf("cleared: %d bytes, %d ids, %d in the order", c.bytes, c.ids, c.order.Len())
+	}
+}
+
+// The bookkeeping of a lookup (its entries moved to the front, one new
+// entry kept, the least recently used evicted) costs the same however
+// many entries the cache holds: the ns/op of the sizes should be alike.
+func BenchmarkKeywordMatchesLookup(b *testing.B) {
+	s := &Store{dialect: SQLite}
+	for _, held := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("held=%d", held), func(b *testing.B) {
+			var c keywordMatches
+			c.clear()
+			// Made beforehand: what the benchmark times is the
+			// bookkeeping, not making entries.
+			entries := make([]*matchEntry, held+b.N)
+			for i := range entries {
+				keyword := fmt.Sprintf("k%09d", i)
+				q := s.indexQuery(keyword, mapping.PlanKeyword(keyword), 1)
+				entries[i] = &matchEntry{query: q, key: q.key()}
+			}
+			for _, e := range entries[:held] {
+				c.put(e.key, e)
+			}
+			c.budget = c.bytes // full: each new entry evicts one
+			lookup := []indexQuery{entries[held/2].query, entries[held/3].query, entries[held/4].query, {}}
+			runtime.GC()
+			b.ResetTimer()
+			for _, e := range entries[held:] {
+				c.put(e.key, e)
+				lookup[3] = e.query
+				c.lookedUp(lookup)
+			}
+			if len(c.entries) > held+1 {
+				b.Fatalf("%d entries held, budget of %d", len(c.entries), held)
+			}
+		})
 	}
 }
