@@ -547,7 +547,7 @@ func (s *Store) KeywordMatchesHeld() KeywordMatches {
 
 // SetKeywordMatchBudget bounds the memory this process's keyword matches
 // take, in bytes (TRAWL_MAPPING_CACHE_BYTES); 0 is
-// DefaultKeywordMatchBytes. Set it before the first query.
+// DefaultKeywordMatchBytes. The next lookup keeps to it.
 func (s *Store) SetKeywordMatchBudget(bytes int) {
 	c := &s.matches
 	c.mu.Lock()
