@@ -126,11 +126,27 @@ func TestMappingAPI(t *testing.T) {
 			}
 		})
 
-		// The same data behind a limit of one candidate.
+		// The same data behind a limit of one candidate, and a budget of
+		// keyword matches of 2 MiB.
 		ts.stop()
 		env["TRAWL_MAPPING_MAX_CANDIDATES"] = "1"
+		env["TRAWL_MAPPING_CACHE_BYTES"] = "2097152"
 		ts = startServer(t, env)
 		t.Run("too broad charges nothing", func(t *testing.T) { testMappingTooBroadAPI(t, ts) })
+		t.Run("match budget set", func(t *testing.T) {
+			if n, _ := metricValue(t, ts.Client, "trawl_mapping_keyword_match_budget_bytes"); n != 2097152 {
+				t.Errorf("trawl_mapping_keyword_match_budget_bytes = %v, want TRAWL_MAPPING_CACHE_BYTES's 2097152", n)
+			}
+			bad := func(k string) string {
+				if k == "TRAWL_MAPPING_CACHE_BYTES" {
+					return "1000"
+				}
+				return env[k]
+			}
+			if _, err := runCLI(t, bad, "migrate"); err == nil || !strings.Contains(err.Error(), "TRAWL_MAPPING_CACHE_BYTES") {
+				t.Errorf("a budget of 1000 bytes: err = %v, want it to name TRAWL_MAPPING_CACHE_BYTES", err)
+			}
+		})
 	})
 }
 

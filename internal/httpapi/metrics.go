@@ -54,8 +54,10 @@ func (m *metrics) watchKeywordMatches(held func() store.KeywordMatches) {
 			func(h store.KeywordMatches) int { return h.Entries }),
 		gauge("trawl_mapping_keyword_match_posts", "Post ids the kept keyword matches hold.",
 			func(h store.KeywordMatches) int { return h.Posts }),
-		gauge("trawl_mapping_keyword_match_bytes", "About how much memory the kept keyword matches take, in bytes; at most TRAWL_MAPPING_CACHE_BYTES but for the lookup being answered.",
-			func(h store.KeywordMatches) int { return h.Bytes }))
+		gauge("trawl_mapping_keyword_match_bytes", "About how much memory the kept keyword matches take, in bytes; at most the budget but for the lookup being answered.",
+			func(h store.KeywordMatches) int { return h.Bytes }),
+		gauge("trawl_mapping_keyword_match_budget_bytes", "The budget of the kept keyword matches, in bytes (TRAWL_MAPPING_CACHE_BYTES).",
+			func(h store.KeywordMatches) int { return h.Budget }))
 }
 
 // watchKeywordPostings adds the series of the keyword posting lists that
