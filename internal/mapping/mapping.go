@@ -79,6 +79,20 @@ func Hits(text string, keywords []string) int {
 	return n
 }
 
+// Words are the words of text as Hits cuts them, lower-cased. A text
+// mentions a keyword only when it has each of the keyword's words: an
+// occurrence starts and ends at word boundaries, and whatever else the
+// keyword holds is not a word character.
+func Words(text string) []string {
+	lt := strings.ToLower(text)
+	spans := words(lt)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = lt[sp.a:sp.b]
+	}
+	return out
+}
+
 func occurrences(s, term string) int {
 	if term == "" {
 		return 0

@@ -42,6 +42,13 @@ type keywordMatches struct {
 	// that finding the least recently used costs nothing however many
 	// entries there are.
 	order list.List
+	// byWord finds the entries by their word (matchEntry.word), and held
+	// are those that hold posts: after changes, a lookup visits the
+	// entries whose word a changed text has and those that may hold a
+	// changed post, never the others (most of a full cache can be
+	// keywords that matched nothing).
+	byWord map[string][]*matchEntry
+	held   map[*matchEntry]struct{}
 	// bytes is about how much memory the entries take (matchEntry.size),
 	// ids how many post ids they hold.
 	bytes, ids int
@@ -104,6 +111,9 @@ type matchEntry struct {
 	key  string
 	size int
 	at   *list.Element
+	// word is the keyword's longest word: a text without it does not
+	// mention the keyword (mapping.Words).
+	word string
 }
 
 // entryOverhead is about what an entry costs besides its strings and ids:
@@ -114,7 +124,7 @@ const entryOverhead = 320
 // nothing for costs its key and query all the same, so an entry is
 // accounted for whatever it holds.
 func (e *matchEntry) footprint() int {
-	n := entryOverhead + len(e.key) + len(e.query.keyword) + len(e.query.text) + len(e.query.k.Pair) +
+	n := entryOverhead + len(e.key) + len(e.query.keyword) + len(e.query.text) + len(e.query.k.Pair) + len(e.word) +
 		8*cap(e.ids) + 8*len(e.query.k.Gaps)
 	for _, lex := range e.query.k.Lexemes {
 		n += 16 + len(lex)
@@ -200,9 +210,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 			if forget {
 				c.clear()
 			} else if len(texts) > 0 {
-				for _, e := range c.entries {
-					c.redecide(e, texts)
-				}
+				c.decideChanged(texts)
 			}
 			for key, e := range fills {
 				e.decide(late)
@@ -380,9 +388,16 @@ func (c *keywordMatches) put(key string, e *matchEntry) {
 		c.drop(old)
 	}
 	e.key = key
-	e.size = e.footprint() // of the key too
+	for _, w := range mapping.Words(e.query.keyword) {
+		if len(w) > len(e.word) {
+			e.word = w
+		}
+	}
+	e.size = e.footprint() // of the key and word too
 	e.at = c.order.PushFront(e)
 	c.entries[key] = e
+	c.byWord[e.word] = append(c.byWord[e.word], e)
+	c.account(e)
 	c.bytes += e.size
 	c.ids += len(e.ids)
 }
@@ -391,8 +406,23 @@ func (c *keywordMatches) put(key string, e *matchEntry) {
 func (c *keywordMatches) drop(e *matchEntry) {
 	c.order.Remove(e.at)
 	delete(c.entries, e.key)
+	if same := slices.DeleteFunc(c.byWord[e.word], func(o *matchEntry) bool { return o == e }); len(same) > 0 {
+		c.byWord[e.word] = same
+	} else {
+		delete(c.byWord, e.word)
+	}
+	delete(c.held, e)
 	c.bytes -= e.size
 	c.ids -= len(e.ids)
+}
+
+// account notes whether e holds posts.
+func (c *keywordMatches) account(e *matchEntry) {
+	if len(e.ids) > 0 {
+		c.held[e] = struct{}{}
+	} else {
+		delete(c.held, e)
+	}
 }
 
 // use marks e as used by the lookup being answered.
@@ -411,18 +441,51 @@ func (c *keywordMatches) lookedUp(queries []indexQuery) {
 	c.evict()
 }
 
-// redecide decides the changed posts for e and accounts for what it
-// gained or lost.
-func (c *keywordMatches) redecide(e *matchEntry, texts []postText) {
-	c.ids += e.decide(texts)
-	size := e.footprint()
-	c.bytes += size - e.size
-	e.size = size
+// decideChanged decides the changed posts for every entry: by their text
+// for the entries whose word one of them has, and for the others, which no
+// changed text mentions, by taking out the changed posts they held. The
+// entries that hold no post and whose word no text has are not visited.
+func (c *keywordMatches) decideChanged(texts []postText) {
+	decided := map[*matchEntry]bool{}
+	changed := make(map[int64]bool, len(texts))
+	for _, p := range texts {
+		changed[p.id] = true
+		if !p.present {
+			continue
+		}
+		for _, w := range mapping.Words(p.text) {
+			for _, e := range c.byWord[w] {
+				if !decided[e] {
+					c.redecide(e, func() int { return e.decide(texts) })
+					decided[e] = true
+				}
+			}
+		}
+	}
+	for e := range c.held {
+		if !decided[e] {
+			c.redecide(e, func() int { return e.forget(changed) })
+		}
+	}
+}
+
+// redecide runs decide on e's posts and accounts for what it gained or
+// lost.
+func (c *keywordMatches) redecide(e *matchEntry, decide func() int) {
+	held := cap(e.ids)
+	c.ids += decide()
+	c.account(e)
+	if cap(e.ids) != held {
+		size := e.footprint()
+		c.bytes += size - e.size
+		e.size = size
+	}
 }
 
 // clear forgets every entry.
 func (c *keywordMatches) clear() {
 	c.entries, c.bytes, c.ids = map[string]*matchEntry{}, 0, 0
+	c.byWord, c.held = map[string][]*matchEntry{}, map[*matchEntry]struct{}{}
 	c.order.Init()
 }
 
@@ -443,6 +506,23 @@ func (e *matchEntry) decide(texts []postText) int {
 		}
 	}
 	return n
+}
+
+// forget takes the changed posts out of the entry, when none of their
+// texts mentions the keyword; it returns how many ids the entry gained
+// (so, lost).
+func (e *matchEntry) forget(changed map[int64]bool) int {
+	n := len(e.ids)
+	if len(e.ids) <= len(changed) {
+		e.ids = slices.DeleteFunc(e.ids, func(id int64) bool { return changed[id] })
+		return len(e.ids) - n
+	}
+	for id := range changed {
+		if i, in := slices.BinarySearch(e.ids, id); in {
+			e.ids = slices.Delete(e.ids, i, i+1)
+		}
+	}
+	return len(e.ids) - n
 }
 
 // bound is the most bytes the entries take.

@@ -2,8 +2,10 @@ package store
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trawlhq/trawl/internal/mapping"
@@ -56,7 +58,12 @@ func TestKeywordMatchesEvictBySize(t *testing.T) {
 		}
 		return n
 	}
-	one := (&matchEntry{key: query("aaaa").key(), query: query("aaaa")}).footprint()
+	one := func() int {
+		var probe keywordMatches
+		probe.clear()
+		probe.put(query("aaaa").key(), &matchEntry{query: query("aaaa")})
+		return probe.bytes
+	}()
 	if one < entryOverhead+4 {
 		t.Fatalf("an empty entry is accounted as %d bytes", one)
 	}
@@ -95,11 +102,20 @@ func TestKeywordMatchesEvictBySize(t *testing.T) {
 		t.Errorf("held %v, want gggg alone", got)
 	}
 
-	// Posts decided into an entry are accounted for.
-	before := c.bytes
-	c.redecide(c.entries[query("gggg").key()], []postText{{id: 7, text: "gggg", present: true}, {id: 9, text: "gggg gggg", present: true}})
+	// Posts decided into an entry are accounted for; an entry whose word
+	// no changed text has only loses the changed posts it held.
+	before, g := c.bytes, c.entries[query("gggg").key()]
+	c.decideChanged([]postText{{id: 7, text: "gggg", present: true}, {id: 9, text: "GGGG, gggg", present: true}})
 	if c.ids != 2 || c.bytes < before+16 || c.bytes != accounted() {
 		t.Errorf("after two posts decided in: %d ids, %d bytes (was %d, %d held)", c.ids, c.bytes, before, accounted())
+	}
+	c.decideChanged([]postText{{id: 7, text: "ggggg and hhhh", present: true}, {id: 11, text: "hhhh", present: true}, {id: 12}})
+	if !slices.Equal(g.ids, []int64{9}) || c.ids != 1 || c.bytes != accounted() {
+		t.Errorf("after post 7 stopped mentioning gggg: ids %v, %d in all, %d bytes (%d held)", g.ids, c.ids, c.bytes, accounted())
+	}
+	c.decideChanged([]postText{{id: 9}}) // deleted
+	if len(g.ids) != 0 || c.ids != 0 || len(c.held) != 0 {
+		t.Errorf("after post 9 was deleted: ids %v, %d in all, %d entries holding posts", g.ids, c.ids, len(c.held))
 	}
 
 	// Many distinct lookups leave the bytes within the budget.
@@ -152,4 +168,50 @@ func BenchmarkKeywordMatchesLookup(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A lookup after posts changed decides them for every entry held. With
+// the cache full of entries that matched nothing (78,000 fit the default
+// budget), reading each changed text for each entry ("every text") took
+// seconds under the lock every mapping query waits on; visiting only the
+// entries whose word a changed text has ("by word") costs what the texts'
+// words do.
+func BenchmarkKeywordMatchesCatchUp(b *testing.B) {
+	s := &Store{dialect: SQLite}
+	r := rand.New(rand.NewPCG(7, 7))
+	word := func(n int) string {
+		w := make([]byte, n)
+		for i := range w {
+			w[i] = 'a' + byte(r.IntN(26))
+		}
+		return string(w)
+	}
+	var c keywordMatches
+	c.clear()
+	for range 78_000 {
+		keyword := word(100)
+		q := s.indexQuery(keyword, mapping.PlanKeyword(keyword), 1)
+		c.put(q.key(), &matchEntry{query: q})
+	}
+	// 200 changed posts of 60 words of 3-9 letters.
+	texts := make([]postText, 200)
+	for i := range texts {
+		ws := make([]string, 60)
+		for j := range ws {
+			ws[j] = word(3 + r.IntN(7))
+		}
+		texts[i] = postText{id: int64(i), text: strings.Join(ws, " "), present: true}
+	}
+	b.Run("by word", func(b *testing.B) {
+		for range b.N {
+			c.decideChanged(texts)
+		}
+	})
+	b.Run("every text", func(b *testing.B) {
+		for range b.N {
+			for _, e := range c.entries {
+				e.decide(texts)
+			}
+		}
+	})
 }
