@@ -171,8 +171,8 @@ func BenchmarkKeywordMatchesLookup(b *testing.B) {
 }
 
 // A lookup after posts changed decides them for every entry held. With
-// the cache full of entries that matched nothing (78,000 fit the default
-// budget), reading each changed text for each entry ("every text") took
+// the cache full of entries that matched nothing (some 70,000 fit the
+// default budget), reading each changed text for each entry ("every text") took
 // seconds under the lock every mapping query waits on; visiting only the
 // entries whose word a changed text has ("by word") costs what the texts'
 // words do.
