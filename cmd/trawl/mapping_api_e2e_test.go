@@ -192,6 +192,8 @@ func testMappingValidation(t *testing.T, c *client.Client) {
 			{`{` + base + `, "followers": ` + jsonList(11, "10+") + `}`, "body.followers"},
 			{`{` + base + `, "company_sizes": ` + jsonList(9, "1-10") + `}`, "body.company_sizes"},
 			{`{` + base + `, "page": 0}`, "body.page"},
+			{`{` + base + `, "page": 10000001}`, "body.page"},
+			{`{` + base + `, "page": 9223372036854775807, "page_size": 50}`, "body.page"},
 			{`{` + base + `, "page": "2"}`, "body.page"},
 			{`{` + base + `, "page_size": 20}`, "body.page_size"},
 			{`{` + base + `, "page_size": 100}`, "body.page_size"},
@@ -257,17 +259,18 @@ func testMappingValidation(t *testing.T, c *client.Client) {
 		`{` + m + `, "page_size": 25, "page": 3, "engaged_with_topic_strength": 0}`,
 		`{` + m + `, "engaged_with_topic_strength": 5, "engaged_with_days": 30}`,
 		`{` + m + `, "company_domain_includes": ["www.acme.com", "eu.acme.co.uk"]}`,
-		// Pages far past the end are empty and cost nothing.
-		`{` + m + `, "page": 1000000000000000000}`,
-		`{` + m + `, "page": 9223372036854775807, "page_size": 50}`,
+		// Pages far past the end, up to the deepest allowed, are empty
+		// and cost nothing.
+		`{` + m + `, "page": 1000000}`,
+		`{` + m + `, "page": 10000000, "page_size": 50}`,
 	} {
-		if r := post(t, c, "/v1/social/mapping", body); r.Status != 200 || (strings.Contains(body, `000000000`) && spentHeader(r) != 0) {
+		if r := post(t, c, "/v1/social/mapping", body); r.Status != 200 || (strings.Contains(body, `000000`) && spentHeader(r) != 0) {
 			t.Errorf("%s = %d %s", body, r.Status, r.Body)
 		}
 	}
 	for _, body := range []string{
 		`{` + cr + `, "location_country": ["us", "United Kingdom"], "followers": ["1,000-5,000", "10000+"], "posted_about_topic_strength": 0}`,
-		`{` + cr + `, "page": 9223372036854775807, "page_size": 50}`,
+		`{` + cr + `, "page": 10000000, "page_size": 50}`,
 	} {
 		// The pool follows the wall clock, so whether a creator matches
 		// varies; what is charged must equal what is returned.
