@@ -184,7 +184,7 @@ func KeywordProblem(keyword string) string {
 	if n := utf8.RuneCountInString(keyword); n > MaxKeywordLength {
 		return fmt.Sprintf("has %d characters; at most %d are allowed", n, MaxKeywordLength)
 	}
-	if n := len(words(strings.ToLower(keyword))); n > MaxKeywordWords {
+	if n := len(Words(keyword)); n > MaxKeywordWords {
 		return fmt.Sprintf("has %d words; at most %d are allowed", n, MaxKeywordWords)
 	}
 	return ""
