@@ -118,9 +118,9 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/executions/{runId}/cancel", "cancel-workflow-execution", "Workflows", "Cancel a running execution", anyKey, alsoErrors(http.StatusNotFound, http.StatusConflict)), s.handleCancelExecution)
 	huma.Register(api, route(http.MethodPost, "/v1/hooks/{token}", "webhook", "Workflows", "Start an execution of a webhook-triggered workflow (no API key; the token is the secret)", public,
 		alsoErrors(http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict), func(op *huma.Operation) { op.DefaultStatus, op.SkipValidateBody = http.StatusAccepted, true }), s.handleHook)
-	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", anyKey, created), s.handlePutSecret)
-	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", anyKey), s.handleListSecrets)
-	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", anyKey, alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
+	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", withKey(auth.PermSecretsWrite), created), s.handlePutSecret)
+	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", withKey(auth.PermSecretsRead)), s.handleListSecrets)
+	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", withKey(auth.PermSecretsWrite), alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
 
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }
