@@ -119,6 +119,13 @@ func (in *testRunInput) check(hctx huma.Context, s *Server, p *problems) error {
 	if _, d, err := s.store.WorkflowDraft(ctx, w.AccountID, in.ID); err == nil {
 		in.def = d.Definition
 	}
+	var mocks *workflow.TestConfig
+	if tc := in.Body.TestConfig; tc != nil {
+		mocks = &workflow.TestConfig{Mocks: tc.ActionMocks}
+	}
+	if err := s.keyMayRun(ctx, in.def, "/workflow", mockedIn(mocks)); err != nil {
+		return err
+	}
 	if o := in.Body.Overrides; o != nil && o.DatePosted != nil {
 		if t, err := time.Parse(time.RFC3339, *o.DatePosted); err != nil {
 			p.add("body.overrides.date_posted", "%v", errBadTimestamp)
@@ -265,6 +272,10 @@ func (s *Server) handleRerunExecution(ctx context.Context, in *executionInput) (
 	}
 	if x.Status != workflow.ExecutionFailed {
 		return nil, NewAPIError(http.StatusConflict, CodeConflict, fmt.Sprintf("Only a failed execution can be rerun; this one is %s.", x.Status))
+	}
+	// A rerun runs the steps again on the caller's say-so.
+	if err := s.keyMayRun(ctx, x.Definition, "/workflow", mockedIn(x.Test)); err != nil {
+		return nil, err
 	}
 	// The new execution keeps what completed and runs from the failure on.
 	var kept []workflow.Step

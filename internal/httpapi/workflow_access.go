@@ -1,0 +1,169 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/trawlhq/trawl/internal/action"
+	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/workflow"
+)
+
+// What a key may not do directly, it may not do through a workflow
+// (docs/decisions.md, "What a workflow may do"): saving, publishing,
+// enabling, test-running or rerunning a workflow checks the calling key
+// for what each step's endpoint needs, as declared in routes.go, and for
+// the permission of each input given that has one (secret inputs).
+
+// endpointAccess is what the route of an endpoint ("POST
+// /v1/profile/enrich") declares, read back from the registered
+// operation so that routes.go stays the one table of permissions. An
+// endpoint no route serves needs '*': failing closed, and caught by
+// TestCatalogueEndpointsAreRoutes.
+func (s *Server) endpointAccess(endpoint string) (access, bool) {
+	method, path, _ := strings.Cut(endpoint, " ")
+	var op *huma.Operation
+	if item := s.api.OpenAPI().Paths[path]; item != nil {
+		op = map[string]*huma.Operation{http.MethodGet: item.Get, http.MethodPost: item.Post, http.MethodPut: item.Put,
+			http.MethodPatch: item.Patch, http.MethodDelete: item.Delete}[method]
+	}
+	if op == nil {
+		return access{permission: auth.PermAll}, false
+	}
+	a := access{}
+	a.permission, _ = op.Metadata[metaPermission].(auth.Permission)
+	a.feature, _ = op.Metadata[metaFeature].(auth.Feature)
+	return a, true
+}
+
+// need is one permission or plan feature a step requires of the key.
+type need struct {
+	actionID   string
+	pointer    string // into the definition: /actions/2 or /actions/2/inputs/secret_headers
+	kind       string
+	permission auth.Permission
+	feature    auth.Feature
+	because    string // the endpoint, or the input
+}
+
+// definitionNeeds lists what the steps of def require, in step order.
+// Unknown kinds require nothing here: validation refuses them.
+func (s *Server) definitionNeeds(def workflow.Definition) []need {
+	var out []need
+	for i, a := range def.Actions {
+		spec, ok := s.catalogue.Lookup(a.Kind)
+		if !ok {
+			continue
+		}
+		at := "/actions/" + strconv.Itoa(i)
+		if spec.Endpoint != "" {
+			acc, _ := s.endpointAccess(spec.Endpoint)
+			if acc.permission != "" || acc.feature != "" {
+				out = append(out, need{actionID: a.ID, pointer: at, kind: a.Kind, permission: acc.permission,
+					feature: acc.feature, because: "as " + spec.Endpoint + " does"})
+			}
+		}
+		for _, in := range spec.Inputs {
+			if v, given := a.Inputs[in.Name]; given && v != nil && in.Permission != "" {
+				out = append(out, need{actionID: a.ID, pointer: at + "/inputs/" + in.Name, kind: a.Kind,
+					permission: in.Permission, because: "to send the secrets its input " + in.Name + " names"})
+			}
+		}
+	}
+	return out
+}
+
+// requiredPermissions is what a key must carry to save, publish, enable
+// or test def, sorted.
+func (s *Server) requiredPermissions(def workflow.Definition) []auth.Permission {
+	out := []auth.Permission{}
+	for _, n := range s.definitionNeeds(def) {
+		if n.permission != "" && !slices.Contains(out, n.permission) {
+			out = append(out, n.permission)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// keyMayRun answers 403 when the calling key lacks a permission that a
+// step of def (found at pointer root) needs, every one listed, or, that
+// being so, when the account's plan lacks a step's feature. Steps for
+// which skip holds (mocked in a test run) are left out: they do not run.
+func (s *Server) keyMayRun(ctx context.Context, def workflow.Definition, root string, skip func(actionID string) bool) error {
+	p := principalFrom(ctx)
+	var (
+		missing []Detail
+		gated   []Detail
+		feature auth.Feature
+	)
+	for _, n := range s.definitionNeeds(def) {
+		if skip != nil && skip(n.actionID) {
+			continue
+		}
+		ptr := root + n.pointer
+		if n.permission != "" && !p.Key.Has(n.permission) {
+			missing = append(missing, Detail{Field: pointerField(ptr), Pointer: ptr,
+				Message: fmt.Sprintf("step %s (%s) needs permission %s %s; the API key lacks it", n.actionID, n.kind, n.permission, n.because)})
+		}
+		if n.feature != "" && !p.Account.Plan.Allows(n.feature) {
+			feature = n.feature
+			gated = append(gated, Detail{Field: pointerField(ptr), Pointer: ptr,
+				Message: fmt.Sprintf("step %s (%s) needs a plan with %s %s", n.actionID, n.kind, n.feature, n.because)})
+		}
+	}
+	if len(missing) > 0 {
+		msg := fmt.Sprintf("The API key lacks %d permissions the steps of the workflow need.", len(missing))
+		if len(missing) == 1 {
+			msg = "The API key lacks a permission a step of the workflow needs: " + missing[0].Message + "."
+		}
+		return NewAPIError(http.StatusForbidden, CodeForbidden, msg, missing...).
+			WithSuggestion("What a key may not do directly, it may not do through a workflow: use a key with the permissions listed, or with '*'.")
+	}
+	if len(gated) > 0 {
+		e := planRequired(p.Account.Plan, feature)
+		e.Info.Details = gated
+		return e
+	}
+	return nil
+}
+
+// mockedIn tells which steps a test configuration mocks.
+func mockedIn(test *workflow.TestConfig) func(string) bool {
+	return func(id string) bool {
+		if test == nil {
+			return false
+		}
+		m, ok := test.Mocks[id]
+		return ok && m.Enabled
+	}
+}
+
+// catalogueItem is an action's catalogue entry with what its endpoint
+// requires of the key and of the plan.
+type catalogueItem struct {
+	action.Spec
+	Permissions []auth.Permission `json:"permissions" doc:"What the key that saves, publishes, enables or tests a workflow with this step must carry: the permission of its endpoint. An input with a permission (secret inputs: secrets:read) needs it too when given."`
+	Plans       []auth.Plan       `json:"plans" doc:"The plans whose accounts may use this step (those of its endpoint)."`
+}
+
+func (s *Server) toCatalogueItem(spec action.Spec) catalogueItem {
+	item := catalogueItem{Spec: spec, Permissions: []auth.Permission{}, Plans: auth.Plans()}
+	if spec.Endpoint == "" {
+		return item
+	}
+	acc, _ := s.endpointAccess(spec.Endpoint)
+	if acc.permission != "" {
+		item.Permissions = append(item.Permissions, acc.permission)
+	}
+	if acc.feature != "" {
+		item.Plans = slices.DeleteFunc(item.Plans, func(p auth.Plan) bool { return !p.Allows(acc.feature) })
+	}
+	return item
+}
