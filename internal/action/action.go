@@ -192,14 +192,19 @@ type Catalogue struct {
 
 // NewCatalogue builds the catalogue from every action this package declares.
 func NewCatalogue() *Catalogue {
-	specs := []Spec{
+	return NewCatalogueOf(
 		ifSpec(), filterSpec(), loopSpec(), delaySpec(), exitSpec(),
 		setSpec(),
 		httpRequestSpec(), slackSpec(), sendEmailSpec(),
 		personEnrichmentSpec(),
 		pronetPostCommentsSpec(), microblogUserSpec(),
 		genericAgentSpec(),
-	}
+	)
+}
+
+// NewCatalogueOf builds a catalogue of these entries (tests build one
+// with an entry of their own).
+func NewCatalogueOf(specs ...Spec) *Catalogue {
 	c := &Catalogue{specs: specs, index: make(map[string]int, len(specs))}
 	for i, s := range specs {
 		c.index[s.Kind] = i
