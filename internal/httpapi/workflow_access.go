@@ -42,9 +42,10 @@ func (s *Server) endpointAccess(endpoint string) (access, bool) {
 	return a, true
 }
 
-// need is one permission or plan feature a step requires of the key.
+// need is one permission or plan feature a step (or the trigger)
+// requires of the key.
 type need struct {
-	actionID   string
+	actionID   string // "" for the trigger
 	pointer    string // into the definition: /actions/2 or /actions/2/inputs/secret_headers
 	kind       string
 	permission auth.Permission
@@ -52,10 +53,24 @@ type need struct {
 	because    string // the endpoint, or the input
 }
 
-// definitionNeeds lists what the steps of def require, in step order.
+// what names the step, or the trigger, that has the need.
+func (n need) what() string {
+	if n.actionID == "" {
+		return "the trigger " + n.kind
+	}
+	return "step " + n.actionID + " (" + n.kind + ")"
+}
+
+// definitionNeeds lists what the trigger and the steps of def require, in
+// step order.
 // Unknown kinds require nothing here: validation refuses them.
 func (s *Server) definitionNeeds(def workflow.Definition) []need {
 	var out []need
+	if ep := def.TriggerEndpoint(); ep != "" {
+		acc, _ := s.endpointAccess(ep)
+		out = append(out, need{pointer: "/trigger", kind: def.TriggerKind(), permission: acc.permission,
+			feature: acc.feature, because: "to feed its executions what " + ep + " reads"})
+	}
 	for i, a := range def.Actions {
 		spec, ok := s.catalogue.Lookup(a.Kind)
 		if !ok {
@@ -104,18 +119,18 @@ func (s *Server) keyMayRun(ctx context.Context, def workflow.Definition, root st
 		feature auth.Feature
 	)
 	for _, n := range s.definitionNeeds(def) {
-		if skip != nil && skip(n.actionID) {
+		if skip != nil && n.actionID != "" && skip(n.actionID) {
 			continue
 		}
 		ptr := root + n.pointer
 		if n.permission != "" && !p.Key.Has(n.permission) {
 			missing = append(missing, Detail{Field: pointerField(ptr), Pointer: ptr,
-				Message: fmt.Sprintf("step %s (%s) needs permission %s %s; the API key lacks it", n.actionID, n.kind, n.permission, n.because)})
+				Message: fmt.Sprintf("%s needs permission %s %s; the API key lacks it", n.what(), n.permission, n.because)})
 		}
 		if n.feature != "" && !p.Account.Plan.Allows(n.feature) {
 			feature = n.feature
 			gated = append(gated, Detail{Field: pointerField(ptr), Pointer: ptr,
-				Message: fmt.Sprintf("step %s (%s) needs a plan with %s %s", n.actionID, n.kind, n.feature, n.because)})
+				Message: fmt.Sprintf("%s needs a plan with %s %s", n.what(), n.feature, n.because)})
 		}
 	}
 	if len(missing) > 0 {

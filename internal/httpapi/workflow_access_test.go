@@ -76,3 +76,31 @@ func TestKeyMayRunPlanGate(t *testing.T) {
 		t.Fatalf("catalogue plans %v", item.Plans)
 	}
 }
+
+// TestKeyMayRunTrigger checks the engagement trigger, which feeds a
+// topic's engagements into executions: it needs what reading them needs.
+func TestKeyMayRunTrigger(t *testing.T) {
+	s := newAccessServer(t)
+	def := workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerEngagement, Inputs: map[string]any{"topic_id": "t"}},
+		Actions: []workflow.Action{{ID: "a", Kind: action.KindIf}}}
+	call := func(plan auth.Plan, perms ...auth.Permission) *Error {
+		p := auth.Principal{Key: auth.Key{Permissions: perms}, Account: auth.Account{Plan: plan}}
+		err := s.keyMayRun(context.WithValue(context.Background(), principalKey{}, p), def, "/workflow", func(string) bool { return true })
+		if err == nil {
+			return nil
+		}
+		return err.(*Error)
+	}
+	if e := call(auth.PlanEnterprise, auth.PermSearchesRead); e == nil || e.Info.Code != CodeForbidden || e.Info.Details[0].Pointer != "/workflow/trigger" {
+		t.Fatalf("without topics:read: %+v", e)
+	}
+	if e := call(auth.PlanStarter, auth.PermTopicsRead); e == nil || e.Info.Code != CodePlanRequired {
+		t.Fatalf("STARTER: %+v", e)
+	}
+	if e := call(auth.PlanCustom, auth.PermTopicsRead); e != nil {
+		t.Fatalf("CUSTOM with topics:read: %+v", e)
+	}
+	if got := s.requiredPermissions(def); !slices.Equal(got, []auth.Permission{auth.PermTopicsRead}) {
+		t.Fatalf("required permissions %v", got)
+	}
+}

@@ -103,6 +103,16 @@ func (d Definition) TriggerKind() string {
 	return d.Trigger.Kind
 }
 
+// TriggerEndpoint names the API endpoint whose data the trigger feeds into
+// executions ("" for none): a key may arm the trigger only if it may call
+// the endpoint.
+func (d Definition) TriggerEndpoint() string {
+	if d.TriggerKind() == TriggerEngagement {
+		return "GET /v1/topics/{id}/engagements"
+	}
+	return ""
+}
+
 // Workflow is an account's automation.
 type Workflow struct {
 	ID          string
