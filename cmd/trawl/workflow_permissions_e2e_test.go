@@ -137,6 +137,23 @@ func TestWorkflowCannotDoWhatItsKeyMayNot(t *testing.T) {
 			}
 		})
 
+		t.Run("the link to a saved search needs searches:read", func(t *testing.T) {
+			var search struct{ ID string }
+			if err := mustDo(t, newKey(t, ts, acct, "searches:write"), http.MethodPost, "/v1/searches/microblog/posts",
+				map[string]any{"name": "revops", "keywords": []string{"revops"}}, 201).Data(&search); err != nil || search.ID == "" {
+				t.Fatalf("search %v %+v", err, search)
+			}
+			empty := json.RawMessage(`{"actions":[],"edges":[]}`)
+			wantForbiddenSteps(t, do(t, able, http.MethodPost, "/v1/workflows", map[string]any{"name": "linked", "search_id": search.ID, "workflow": empty}),
+				map[string]string{"/search_id": "searches:read"})
+			w := createWorkflow(t, narrow, map[string]any{"name": "linked", "search_id": search.ID, "workflow": empty})
+			if !slices.Equal(w.RequiredPermissions, []string{"searches:read"}) {
+				t.Fatalf("required_permissions %v", w.RequiredPermissions)
+			}
+			// A test run's sample is the search's latest result.
+			wantForbiddenSteps(t, do(t, able, http.MethodPost, "/v1/workflows/"+w.ID+"/test", map[string]any{}), map[string]string{"/search_id": "searches:read"})
+		})
+
 		t.Run("a published workflow keeps running for its account", func(t *testing.T) {
 			admin, adminID := newKeyWithID(t, ts, acct, "*")
 			def := strings.Replace(leadFlow, `{"actions"`, `{"trigger":{"kind":"workflows/webhook","inputs":{"verify_signature":false}},"actions"`, 1)

@@ -123,7 +123,8 @@ func (in *testRunInput) check(hctx huma.Context, s *Server, p *problems) error {
 	if tc := in.Body.TestConfig; tc != nil {
 		mocks = &workflow.TestConfig{Mocks: tc.ActionMocks}
 	}
-	if err := s.keyMayRun(ctx, in.def, "/workflow", mockedIn(mocks)); err != nil {
+	// The sample a test run sees is the linked search's latest result.
+	if err := s.keyMayArm(ctx, arming{def: in.def, root: "/workflow", searchID: w.SearchID, mocked: mockedIn(mocks)}); err != nil {
 		return err
 	}
 	if o := in.Body.Overrides; o != nil && o.DatePosted != nil {
@@ -273,8 +274,9 @@ func (s *Server) handleRerunExecution(ctx context.Context, in *executionInput) (
 	if x.Status != workflow.ExecutionFailed {
 		return nil, NewAPIError(http.StatusConflict, CodeConflict, fmt.Sprintf("Only a failed execution can be rerun; this one is %s.", x.Status))
 	}
-	// A rerun runs the steps again on the caller's say-so.
-	if err := s.keyMayRun(ctx, x.Definition, "/workflow", mockedIn(x.Test)); err != nil {
+	// A rerun runs the steps again on the caller's say-so, with the
+	// payload it had: the linked search gives it nothing new.
+	if err := s.keyMayArm(ctx, arming{def: x.Definition, root: "/workflow", mocked: mockedIn(x.Test)}); err != nil {
 		return nil, err
 	}
 	// The new execution keeps what completed and runs from the failure on.

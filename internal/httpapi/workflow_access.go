@@ -42,51 +42,58 @@ func (s *Server) endpointAccess(endpoint string) (access, bool) {
 	return a, true
 }
 
-// need is one permission or plan feature a step (or the trigger)
-// requires of the key.
+// need is one permission or plan feature that a step, the trigger or the
+// link to a saved search requires of the key.
 type need struct {
-	actionID   string // "" for the trigger
-	pointer    string // into the definition: /actions/2 or /actions/2/inputs/secret_headers
-	kind       string
+	actionID   string // "" for the trigger and the link
+	pointer    string // /workflow/actions/2, /workflow/actions/2/inputs/secret_headers, /search_id
+	what       string // step who (person_enrichment), the trigger …
 	permission auth.Permission
 	feature    auth.Feature
 	because    string // the endpoint, or the input
 }
 
-// what names the step, or the trigger, that has the need.
-func (n need) what() string {
-	if n.actionID == "" {
-		return "the trigger " + n.kind
-	}
-	return "step " + n.actionID + " (" + n.kind + ")"
+// arming is what a key arms by saving, publishing, enabling or testing a
+// workflow.
+type arming struct {
+	def      workflow.Definition
+	root     string // the definition's pointer: /workflow, or /draft/workflow
+	searchID string // the linked saved search, "" for none
+	// mocked tells the steps a test run mocks: they do not run.
+	mocked func(actionID string) bool
 }
 
-// definitionNeeds lists what the trigger and the steps of def require, in
-// step order.
-// Unknown kinds require nothing here: validation refuses them.
-func (s *Server) definitionNeeds(def workflow.Definition) []need {
+// needs lists what the link, the trigger and the steps require, in this
+// order. Unknown kinds require nothing here: validation refuses them.
+func (s *Server) needs(a arming) []need {
 	var out []need
-	if ep := def.TriggerEndpoint(); ep != "" {
+	endpoint := func(n need, ep string) {
 		acc, _ := s.endpointAccess(ep)
-		out = append(out, need{pointer: "/trigger", kind: def.TriggerKind(), permission: acc.permission,
-			feature: acc.feature, because: "to feed its executions what " + ep + " reads"})
+		if acc.permission != "" || acc.feature != "" {
+			n.permission, n.feature = acc.permission, acc.feature
+			out = append(out, n)
+		}
 	}
-	for i, a := range def.Actions {
-		spec, ok := s.catalogue.Lookup(a.Kind)
+	if a.searchID != "" {
+		endpoint(need{pointer: "/search_id", what: "the link to saved search " + a.searchID,
+			because: "to feed its executions what " + workflow.SearchLinkEndpoint + " reads"}, workflow.SearchLinkEndpoint)
+	}
+	if ep := a.def.TriggerEndpoint(); ep != "" {
+		endpoint(need{pointer: a.root + "/trigger", what: "the trigger " + a.def.TriggerKind(),
+			because: "to feed its executions what " + ep + " reads"}, ep)
+	}
+	for i, act := range a.def.Actions {
+		spec, ok := s.catalogue.Lookup(act.Kind)
 		if !ok {
 			continue
 		}
-		at := "/actions/" + strconv.Itoa(i)
+		at, what := a.root+"/actions/"+strconv.Itoa(i), "step "+act.ID+" ("+act.Kind+")"
 		if spec.Endpoint != "" {
-			acc, _ := s.endpointAccess(spec.Endpoint)
-			if acc.permission != "" || acc.feature != "" {
-				out = append(out, need{actionID: a.ID, pointer: at, kind: a.Kind, permission: acc.permission,
-					feature: acc.feature, because: "as " + spec.Endpoint + " does"})
-			}
+			endpoint(need{actionID: act.ID, pointer: at, what: what, because: "as " + spec.Endpoint + " does"}, spec.Endpoint)
 		}
 		for _, in := range spec.Inputs {
-			if v, given := a.Inputs[in.Name]; given && v != nil && in.Permission != "" {
-				out = append(out, need{actionID: a.ID, pointer: at + "/inputs/" + in.Name, kind: a.Kind,
+			if v, given := act.Inputs[in.Name]; given && v != nil && in.Permission != "" {
+				out = append(out, need{actionID: act.ID, pointer: at + "/inputs/" + in.Name, what: what,
 					permission: in.Permission, because: "to send the secrets its input " + in.Name + " names"})
 			}
 		}
@@ -95,10 +102,10 @@ func (s *Server) definitionNeeds(def workflow.Definition) []need {
 }
 
 // requiredPermissions is what a key must carry to save, publish, enable
-// or test def, sorted.
-func (s *Server) requiredPermissions(def workflow.Definition) []auth.Permission {
+// or test the workflow, sorted.
+func (s *Server) requiredPermissions(w workflow.Workflow) []auth.Permission {
 	out := []auth.Permission{}
-	for _, n := range s.definitionNeeds(def) {
+	for _, n := range s.needs(arming{def: w.Definition, searchID: w.SearchID}) {
 		if n.permission != "" && !slices.Contains(out, n.permission) {
 			out = append(out, n.permission)
 		}
@@ -107,30 +114,29 @@ func (s *Server) requiredPermissions(def workflow.Definition) []auth.Permission 
 	return out
 }
 
-// keyMayRun answers 403 when the calling key lacks a permission that a
-// step of def (found at pointer root) needs, every one listed, or, that
-// being so, when the account's plan lacks a step's feature. Steps for
-// which skip holds (mocked in a test run) are left out: they do not run.
-func (s *Server) keyMayRun(ctx context.Context, def workflow.Definition, root string, skip func(actionID string) bool) error {
+// keyMayArm answers 403 FORBIDDEN when the calling key lacks a
+// permission that the workflow needs, every one listed at its pointer,
+// or, that being so, PLAN_REQUIRED when the account's plan lacks a
+// feature it needs.
+func (s *Server) keyMayArm(ctx context.Context, a arming) error {
 	p := principalFrom(ctx)
 	var (
 		missing []Detail
 		gated   []Detail
 		feature auth.Feature
 	)
-	for _, n := range s.definitionNeeds(def) {
-		if skip != nil && n.actionID != "" && skip(n.actionID) {
+	for _, n := range s.needs(a) {
+		if a.mocked != nil && n.actionID != "" && a.mocked(n.actionID) {
 			continue
 		}
-		ptr := root + n.pointer
 		if n.permission != "" && !p.Key.Has(n.permission) {
-			missing = append(missing, Detail{Field: pointerField(ptr), Pointer: ptr,
-				Message: fmt.Sprintf("%s needs permission %s %s; the API key lacks it", n.what(), n.permission, n.because)})
+			missing = append(missing, Detail{Field: pointerField(n.pointer), Pointer: n.pointer,
+				Message: fmt.Sprintf("%s needs permission %s %s; the API key lacks it", n.what, n.permission, n.because)})
 		}
 		if n.feature != "" && !p.Account.Plan.Allows(n.feature) {
 			feature = n.feature
-			gated = append(gated, Detail{Field: pointerField(ptr), Pointer: ptr,
-				Message: fmt.Sprintf("%s needs a plan with %s %s", n.what(), n.feature, n.because)})
+			gated = append(gated, Detail{Field: pointerField(n.pointer), Pointer: n.pointer,
+				Message: fmt.Sprintf("%s needs a plan with %s %s", n.what, n.feature, n.because)})
 		}
 	}
 	if len(missing) > 0 {

@@ -42,11 +42,11 @@ func TestCatalogueEndpointsAreRoutes(t *testing.T) {
 	}
 }
 
-// TestKeyMayRunPlanGate checks the plan gate of a step, which no action of
+// TestKeyMayArmPlanGate checks the plan gate of a step, which no action of
 // today's catalogue has: a step standing for social mapping refuses a
 // STARTER account (PLAN_REQUIRED at the step) once the key has the
 // permission, and FORBIDDEN comes first while it lacks it.
-func TestKeyMayRunPlanGate(t *testing.T) {
+func TestKeyMayArmPlanGate(t *testing.T) {
 	s := newAccessServer(t)
 	spec, _ := s.catalogue.Lookup(action.KindPersonEnrichment)
 	spec.Kind, spec.Endpoint = "mapping_step", "POST /v1/social/mapping"
@@ -54,7 +54,7 @@ func TestKeyMayRunPlanGate(t *testing.T) {
 	def := workflow.Definition{Actions: []workflow.Action{{ID: "a", Kind: action.KindIf}, {ID: "m", Kind: "mapping_step"}}}
 	call := func(plan auth.Plan, perms ...auth.Permission) *Error {
 		p := auth.Principal{Key: auth.Key{Permissions: perms}, Account: auth.Account{Plan: plan}}
-		err := s.keyMayRun(context.WithValue(context.Background(), principalKey{}, p), def, "/workflow", nil)
+		err := s.keyMayArm(context.WithValue(context.Background(), principalKey{}, p), arming{def: def, root: "/workflow"})
 		if err == nil {
 			return nil
 		}
@@ -69,7 +69,7 @@ func TestKeyMayRunPlanGate(t *testing.T) {
 	if e := call(auth.PlanEnterprise, auth.PermSocialMappingRead); e != nil {
 		t.Fatalf("ENTERPRISE with the permission: %+v", e)
 	}
-	if got := s.requiredPermissions(def); !slices.Equal(got, []auth.Permission{auth.PermSocialMappingRead}) {
+	if got := s.requiredPermissions(workflow.Workflow{Definition: def}); !slices.Equal(got, []auth.Permission{auth.PermSocialMappingRead}) {
 		t.Fatalf("required permissions %v", got)
 	}
 	if item := s.toCatalogueItem(spec); !slices.Equal(item.Plans, []auth.Plan{auth.PlanEnterprise, auth.PlanCustom}) {
@@ -77,15 +77,15 @@ func TestKeyMayRunPlanGate(t *testing.T) {
 	}
 }
 
-// TestKeyMayRunTrigger checks the engagement trigger, which feeds a
+// TestKeyMayArmTrigger checks the engagement trigger, which feeds a
 // topic's engagements into executions: it needs what reading them needs.
-func TestKeyMayRunTrigger(t *testing.T) {
+func TestKeyMayArmTrigger(t *testing.T) {
 	s := newAccessServer(t)
 	def := workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerEngagement, Inputs: map[string]any{"topic_id": "t"}},
 		Actions: []workflow.Action{{ID: "a", Kind: action.KindIf}}}
 	call := func(plan auth.Plan, perms ...auth.Permission) *Error {
 		p := auth.Principal{Key: auth.Key{Permissions: perms}, Account: auth.Account{Plan: plan}}
-		err := s.keyMayRun(context.WithValue(context.Background(), principalKey{}, p), def, "/workflow", func(string) bool { return true })
+		err := s.keyMayArm(context.WithValue(context.Background(), principalKey{}, p), arming{def: def, root: "/workflow", mocked: func(string) bool { return true }})
 		if err == nil {
 			return nil
 		}
@@ -100,7 +100,7 @@ func TestKeyMayRunTrigger(t *testing.T) {
 	if e := call(auth.PlanCustom, auth.PermTopicsRead); e != nil {
 		t.Fatalf("CUSTOM with topics:read: %+v", e)
 	}
-	if got := s.requiredPermissions(def); !slices.Equal(got, []auth.Permission{auth.PermTopicsRead}) {
+	if got := s.requiredPermissions(workflow.Workflow{Definition: def}); !slices.Equal(got, []auth.Permission{auth.PermTopicsRead}) {
 		t.Fatalf("required permissions %v", got)
 	}
 }

@@ -38,7 +38,7 @@ type workflowOut struct {
 func (s *Server) toWorkflow(w workflow.Workflow, hasDraft bool) workflowOut {
 	out := workflowOut{ID: w.ID, Name: w.Name, Description: w.Description, Workflow: w.Definition,
 		Enabled: w.Enabled, Status: string(w.Status), Version: w.Version, HasDraft: hasDraft,
-		Created: formatTime(w.CreatedAt), Updated: formatTime(w.UpdatedAt), RequiredPermissions: s.requiredPermissions(w.Definition)}
+		Created: formatTime(w.CreatedAt), Updated: formatTime(w.UpdatedAt), RequiredPermissions: s.requiredPermissions(w)}
 	if out.Workflow.Actions == nil {
 		out.Workflow.Actions = []workflow.Action{}
 	}
@@ -114,7 +114,7 @@ func (in *createWorkflowInput) Resolve(ctx huma.Context) []error { return checkI
 
 func (in *createWorkflowInput) check(hctx huma.Context, s *Server, p *problems) error {
 	ctx := hctx.Context()
-	if err := s.keyMayRun(ctx, in.Body.Workflow, "/workflow", nil); err != nil {
+	if err := s.keyMayArm(ctx, arming{def: in.Body.Workflow, root: "/workflow", searchID: in.Body.SearchID}); err != nil {
 		return err
 	}
 	checkName(in.Body.Name, p)
@@ -238,7 +238,11 @@ func (in *patchWorkflowInput) check(ctx huma.Context, s *Server, p *problems) er
 		checkName(*b.Name, p)
 	}
 	if b.Workflow != nil {
-		if err := s.keyMayRun(ctx.Context(), *b.Workflow, "/workflow", nil); err != nil {
+		w, err := s.accountWorkflow(ctx.Context(), in.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.keyMayArm(ctx.Context(), arming{def: *b.Workflow, root: "/workflow", searchID: w.SearchID}); err != nil {
 			return err
 		}
 		return s.checkDefinition(ctx.Context(), *b.Workflow, "/workflow", p)
@@ -260,11 +264,11 @@ func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput
 		if b.Workflow == nil && (status == workflow.StatusPublished || (b.Enabled != nil && *b.Enabled)) {
 			// Publishing or enabling arms what a key, maybe another, saved:
 			// the key that arms it must be allowed what it does.
-			def, root := w.Definition, "/workflow"
+			arm := arming{def: w.Definition, root: "/workflow", searchID: w.SearchID}
 			if status == workflow.StatusPublished && draft != nil {
-				def, root = draft.Definition, "/draft/workflow"
+				arm.def, arm.root = draft.Definition, "/draft/workflow"
 			}
-			if err := s.keyMayRun(ctx, def, root, nil); err != nil {
+			if err := s.keyMayArm(ctx, arm); err != nil {
 				return edit, err
 			}
 		}
@@ -367,12 +371,19 @@ type putDraftInput struct {
 		Description *string             `json:"description,omitempty" doc:"Default the workflow's."`
 		Workflow    workflow.Definition `json:"workflow"`
 	}
+
+	live workflow.Workflow
 }
 
 func (in *putDraftInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
 
 func (in *putDraftInput) check(ctx huma.Context, s *Server, p *problems) error {
-	if err := s.keyMayRun(ctx.Context(), in.Body.Workflow, "/workflow", nil); err != nil {
+	live, err := s.accountWorkflow(ctx.Context(), in.ID)
+	if err != nil {
+		return err
+	}
+	in.live = live
+	if err := s.keyMayArm(ctx.Context(), arming{def: in.Body.Workflow, root: "/workflow", searchID: live.SearchID}); err != nil {
 		return err
 	}
 	if in.Body.Name != nil {
@@ -383,10 +394,7 @@ func (in *putDraftInput) check(ctx huma.Context, s *Server, p *problems) error {
 
 func (s *Server) handlePutDraft(ctx context.Context, in *putDraftInput) (*Reply[draftOut], error) {
 	acct := principalFrom(ctx).Account.ID
-	live, err := s.accountWorkflow(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
+	live := in.live
 	d := workflow.Draft{WorkflowID: in.ID, Name: live.Name, Description: live.Description, Definition: in.Body.Workflow}
 	if in.Body.Name != nil {
 		d.Name = strings.TrimSpace(*in.Body.Name)
@@ -394,7 +402,7 @@ func (s *Server) handlePutDraft(ctx context.Context, in *putDraftInput) (*Reply[
 	if in.Body.Description != nil {
 		d.Description = *in.Body.Description
 	}
-	live, err = s.store.PutDraft(ctx, acct, &d)
+	live, err := s.store.PutDraft(ctx, acct, &d)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound("Workflow " + in.ID)
 	}

@@ -113,6 +113,10 @@ func (d Definition) TriggerEndpoint() string {
 	return ""
 }
 
+// SearchLinkEndpoint is the endpoint whose data a link to a saved search
+// feeds into executions (its results), as TriggerEndpoint.
+const SearchLinkEndpoint = "GET /v1/searches/{id}/results"
+
 // Workflow is an account's automation.
 type Workflow struct {
 	ID          string
