@@ -119,9 +119,9 @@ func (in *testRunInput) check(hctx huma.Context, s *Server, p *problems) error {
 	if _, d, err := s.store.WorkflowDraft(ctx, w.AccountID, in.ID); err == nil {
 		in.def = d.Definition
 	}
-	var mocks *workflow.TestConfig
+	var mocks map[string]workflow.Mock
 	if tc := in.Body.TestConfig; tc != nil {
-		mocks = &workflow.TestConfig{Mocks: tc.ActionMocks}
+		mocks = tc.ActionMocks
 	}
 	// The sample a test run sees is the linked search's latest result.
 	if err := s.keyMayArm(ctx, arming{def: in.def, root: "/workflow", searchID: w.SearchID, mocked: mockedIn(mocks)}); err != nil {
@@ -276,7 +276,11 @@ func (s *Server) handleRerunExecution(ctx context.Context, in *executionInput) (
 	}
 	// A rerun runs the steps again on the caller's say-so, with the
 	// payload it had: the linked search gives it nothing new.
-	if err := s.keyMayArm(ctx, arming{def: x.Definition, root: "/workflow", mocked: mockedIn(x.Test)}); err != nil {
+	var mocks map[string]workflow.Mock
+	if x.Test != nil {
+		mocks = x.Test.Mocks
+	}
+	if err := s.keyMayArm(ctx, arming{def: x.Definition, root: "/workflow", mocked: mockedIn(mocks)}); err != nil {
 		return nil, err
 	}
 	// The new execution keeps what completed and runs from the failure on.

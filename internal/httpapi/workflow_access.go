@@ -155,13 +155,10 @@ func (s *Server) keyMayArm(ctx context.Context, a arming) error {
 	return nil
 }
 
-// mockedIn tells which steps a test configuration mocks.
-func mockedIn(test *workflow.TestConfig) func(string) bool {
+// mockedIn tells which steps mocks replace.
+func mockedIn(mocks map[string]workflow.Mock) func(string) bool {
 	return func(id string) bool {
-		if test == nil {
-			return false
-		}
-		m, ok := test.Mocks[id]
+		m, ok := mocks[id]
 		return ok && m.Enabled
 	}
 }
