@@ -137,6 +137,27 @@ func TestWorkflowCannotDoWhatItsKeyMayNot(t *testing.T) {
 			}
 		})
 
+		t.Run("a balance that cannot pay every comment fails the step and keeps nothing, as the endpoint", func(t *testing.T) {
+			poorAcct := newAccount(t, ts, "poor", "STARTER", "5")
+			poor := newKey(t, ts, poorAcct, "enrich:profile:read,track:company:comments")
+			w := createWorkflow(t, poor, map[string]any{"name": "leads", "workflow": json.RawMessage(leadFlow)})
+			x := waitExecution(t, ts, poor, w.ID, startTest(t, poor, w.ID, map[string]any{}), ended)
+			talk := x.Steps[1]
+			if x.Status != "failed" || x.Steps[0].Status != "completed" || talk.Error == nil || talk.Error.Code != "INSUFFICIENT_CREDITS" || talk.Output != nil {
+				t.Fatalf("run %s: %+v", x.Status, x.Steps)
+			}
+			if spent := ledgerOf(t, poor, clk.Now()); spent != 1 {
+				t.Fatalf("spent %d, want the enrichment's 1", spent)
+			}
+			r := post(t, poor, "/v1/company/comments", map[string]any{"postUrn": "7263450183458918400"})
+			if e := r.Err(); e == nil || e.Code != "INSUFFICIENT_CREDITS" {
+				t.Fatalf("the endpoint answered %d %s", r.Status, r.Body)
+			}
+			// A rerun runs the failed step again: the caller's key is checked.
+			wantForbiddenSteps(t, do(t, newKey(t, ts, poorAcct, "searches:read"), http.MethodPost, "/v1/workflows/"+w.ID+"/executions/"+x.ID+"/rerun", nil), map[string]string{
+				"/workflow/actions/0": "enrich:profile:read", "/workflow/actions/1": "track:company:comments"})
+		})
+
 		t.Run("the link to a saved search needs searches:read", func(t *testing.T) {
 			var search struct{ ID string }
 			if err := mustDo(t, newKey(t, ts, acct, "searches:write"), http.MethodPost, "/v1/searches/microblog/posts",
