@@ -51,6 +51,34 @@ func postHook(t *testing.T, url string, h http.Header, body []byte) (int, map[st
 	return resp.StatusCode, out
 }
 
+// hookFlow publishes a webhook-triggered workflow that checks signatures
+// and returns its URL, secret and id.
+func hookFlow(t *testing.T, ts *testServer) (url, secret, id string) {
+	t.Helper()
+	def := `{"trigger":{"kind":"workflows/webhook","inputs":{"verify_signature":true}},
+		"actions":[{"id":"keep","kind":"builtin:set","inputs":{"values":{"seen":true}}}],
+		"edges":[{"from":"$source","to":"keep"}]}`
+	w := createWorkflow(t, ts.Client, map[string]any{"name": "hook", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
+	if w.WebhookURL == nil || w.WebhookSecret == nil {
+		t.Fatalf("no webhook url or secret: %+v", w)
+	}
+	return *w.WebhookURL, *w.WebhookSecret, w.ID
+}
+
+// executionsOf is how many executions the workflow has recorded.
+func executionsOf(t *testing.T, ts *testServer, workflowID string) int64 {
+	t.Helper()
+	var page struct {
+		Pagination struct {
+			TotalCount int64 `json:"total_count"`
+		} `json:"pagination"`
+	}
+	if err := json.Unmarshal(mustDo(t, ts.Client, http.MethodGet, "/v1/workflows/"+workflowID+"/executions", nil, 200).Body, &page); err != nil {
+		t.Fatal(err)
+	}
+	return page.Pagination.TotalCount
+}
+
 func TestWebhookTrigger(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		ts := startServer(t, serverEnv(t, engine, nil))
@@ -109,13 +137,8 @@ func TestWebhookTrigger(t *testing.T) {
 		if st, _ := postHook(t, url, sign(t, secret, "msg_3", time.Now(), body), body); st != 409 {
 			t.Fatalf("disabled workflow: %d", st)
 		}
-		var page struct {
-			Pagination struct {
-				TotalCount int64 `json:"total_count"`
-			} `json:"pagination"`
-		}
-		if err := json.Unmarshal(mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/executions", nil, 200).Body, &page); err != nil || page.Pagination.TotalCount != 2 {
-			t.Fatalf("executions recorded: %d", page.Pagination.TotalCount)
+		if n := executionsOf(t, ts, w.ID); n != 2 {
+			t.Fatalf("executions recorded: %d", n)
 		}
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trawlhq/trawl/internal/netguard"
 )
 
 // maxResponseBody caps what http_request reads of a response.
@@ -81,15 +83,18 @@ func httpRequestRun(d Deps) Executor {
 		if err != nil {
 			return nil, err
 		}
-		var secrets []string
+		var secrets, secretHeaders []string
 		for k, name := range secretNames {
 			v, err := secretValue(ctx, call, name)
 			if err != nil {
 				return nil, err
 			}
 			req.Header.Set(k, v)
-			secrets = append(secrets, v)
+			secrets, secretHeaders = append(secrets, v), append(secretHeaders, k)
 		}
+		// A secret is meant for the server the definition names, not for
+		// wherever that server redirects.
+		req = req.WithContext(netguard.WithOriginBoundHeaders(ctx, secretHeaders...))
 		if call.IdempotencyKey != "" {
 			req.Header.Set("Idempotency-Key", call.IdempotencyKey)
 		}

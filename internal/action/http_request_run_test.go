@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -168,4 +170,56 @@ func TestHTTPRequestMissingSecret(t *testing.T) {
 	_, err := runHTTP(t, loopbackDeps(), map[string]any{"url": "http://127.0.0.1:1/",
 		"secret_headers": map[string]any{"Authorization": "NOPE"}})
 	wantError(t, err, CodeSecret, false)
+}
+
+// TestHTTPRequestSecretStaysHome: a secret header reaches the server the
+// definition names and a redirect on that server, but not a server on
+// another port it redirects to; the plain header goes to both.
+func TestHTTPRequestSecretStaysHome(t *testing.T) {
+	var secondSaw, secondPlain atomic.Value
+	second := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		secondSaw.Store(r.Header.Get("X-Api-Token"))
+		secondPlain.Store(r.Header.Get("X-Plain"))
+		w.Write([]byte("second"))
+	}))
+	defer second.Close()
+	var (
+		mu       sync.Mutex
+		firstSaw []string
+	)
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		firstSaw = append(firstSaw, r.URL.Path+"="+r.Header.Get("X-Api-Token"))
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, second.URL+"/", http.StatusFound)
+		case "/home":
+			http.Redirect(w, r, "/landed", http.StatusFound)
+		default:
+			w.Write([]byte("first"))
+		}
+	}))
+	defer first.Close()
+	in := func(path string) map[string]any {
+		return map[string]any{"url": first.URL + path, "headers": map[string]any{"X-Plain": "p"},
+			"secret_headers": map[string]any{"X-Api-Token": "CRM_TOKEN"}}
+	}
+
+	out, err := runHTTP(t, loopbackDeps(), in("/away"))
+	if err != nil || out["body"] != "second" {
+		t.Fatalf("got %v, %v", out, err)
+	}
+	if secondSaw.Load() != "" || secondPlain.Load() != "p" {
+		t.Errorf("the other server got the secret header %q and the plain one %q", secondSaw.Load(), secondPlain.Load())
+	}
+	out, err = runHTTP(t, loopbackDeps(), in("/home"))
+	if err != nil || out["body"] != "first" {
+		t.Fatalf("got %v, %v", out, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"/away=" + apiSecret, "/home=" + apiSecret, "/landed=" + apiSecret}; !slices.Equal(firstSaw, want) {
+		t.Errorf("the first server saw %q, want %q", firstSaw, want)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -38,6 +39,7 @@ type Options struct {
 
 // OpenStore opens and migrates the database of the settings.
 func OpenStore(ctx context.Context, cfg *config.Config, opts Options) (*store.Store, error) {
+	secureFiles(cfg, opts.Log)
 	st, err := store.Open(ctx, cfg.DatabaseURL, opts.Now)
 	if err != nil {
 		return nil, err
@@ -128,7 +130,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector,
 			Secrets: box, Engine: engine, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
-		srv = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		srv = newHTTPServer(cfg, api, log)
 		go func() { serveErr <- srv.Serve(ln) }()
 		go func() {
 			if err := st.LoadMappingCopies(ctx); err != nil && ctx.Err() == nil {
@@ -178,11 +180,59 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	return nil
 }
 
+// headerTimeout is how long a client may take to send a request's headers.
+const headerTimeout = 10 * time.Second
+
+// newHTTPServer bounds every connection: headers, then the body (huma
+// holds each route's body to TRAWL_READ_TIMEOUT), the answer (the API
+// re-arms TRAWL_WRITE_TIMEOUT when it starts answering and on every flush,
+// so the server's own deadline only backs it up) and the wait for the next
+// request.
+func newHTTPServer(cfg *config.Config, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, ReadTimeout: headerTimeout + cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+}
+
 func stopRunner(r *jobs.Runner, cfg *config.Config, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := r.Stop(ctx); err != nil {
 		log.Warn("stop workers", "error", err)
+	}
+}
+
+// bootstrapKeyFile is where the first key is left in the data directory.
+const bootstrapKeyFile = "bootstrap-key"
+
+// secureFiles keeps what Trawl stores on disk to the service's user: the
+// database holds webhook tokens, the key files the secret key and an API
+// key. The data directory is 0700 and these files 0600 (each is created
+// so); what is found looser, as an earlier version left it, is tightened,
+// and the log says so. Only Trawl's own files and the directory's
+// group and other bits are touched; a mode that cannot be changed (a
+// directory the service does not own) is a warning, not a failed start.
+func secureFiles(cfg *config.Config, log *slog.Logger) {
+	var tightened []string
+	tighten := func(path string, mode fs.FileMode) {
+		fi, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode().Perm()&^mode == 0) {
+			return
+		}
+		if err == nil {
+			err = os.Chmod(path, fi.Mode()&^(fs.ModePerm&^mode))
+		}
+		if err != nil {
+			log.Warn("file mode not tightened", "path", path, "want", mode.String(), "error", err)
+			return
+		}
+		tightened = append(tightened, path)
+	}
+	tighten(cfg.DataDir, 0o700)
+	for _, f := range append([]string{filepath.Join(cfg.DataDir, secret.KeyFile), filepath.Join(cfg.DataDir, bootstrapKeyFile)}, store.Files(cfg.DatabaseURL)...) {
+		tighten(f, 0o600)
+	}
+	if len(tightened) > 0 {
+		log.Warn("tightened file modes: the data directory is for the service's user alone", "paths", tightened)
 	}
 }
 
@@ -194,10 +244,10 @@ func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Op
 	if err != nil || !created {
 		return err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("bootstrap: create data dir (TRAWL_DATA_DIR): %w", err)
 	}
-	path := filepath.Join(cfg.DataDir, "bootstrap-key")
+	path := filepath.Join(cfg.DataDir, bootstrapKeyFile)
 	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
 		return fmt.Errorf("bootstrap: write %s: %w", path, err)
 	}

@@ -61,6 +61,10 @@ type Config struct {
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
 	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run, topic discovery or post hydration may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
 	ShutdownTimeout time.Duration `name:"shutdown-timeout" default:"30s" help:"Grace period for in-flight requests and jobs on shutdown (TRAWL_SHUTDOWN_TIMEOUT)."`
+
+	WebhookMaxBody int64         `name:"webhook-max-body" default:"1048576" help:"Largest webhook request body, in bytes; larger ones are refused with 413 before anything is stored (TRAWL_WEBHOOK_MAX_BODY)."`
+	ReadTimeout    time.Duration `name:"read-timeout" default:"10s" help:"How long a client may take to send a request body once its headers are in; slower ones get 408 (TRAWL_READ_TIMEOUT)."`
+	WriteTimeout   time.Duration `name:"write-timeout" default:"1m" help:"How long a client may take to receive an answer, from its first byte; a CSV export gets this long for each batch of rows (TRAWL_WRITE_TIMEOUT)."`
 }
 
 // EnvName is the environment variable that sets the flag of the given name.
@@ -154,6 +158,15 @@ func (c *Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "must be positive, got %s", c.ShutdownTimeout)
+	}
+	if c.WebhookMaxBody < 1<<10 || c.WebhookMaxBody > 64<<20 {
+		bad("webhook-max-body", "must be 1024 to 67108864 bytes (1 KiB to 64 MiB), got %d", c.WebhookMaxBody)
+	}
+	if c.ReadTimeout < 100*time.Millisecond {
+		bad("read-timeout", "must be at least 100ms, got %s", c.ReadTimeout)
+	}
+	if c.WriteTimeout < time.Second {
+		bad("write-timeout", "must be at least 1s, got %s", c.WriteTimeout)
 	}
 	return errors.Join(errs...)
 }

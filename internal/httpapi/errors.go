@@ -27,6 +27,7 @@ const (
 	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
 	CodeConflict             = "CONFLICT"
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	CodeRequestTimeout       = "REQUEST_TIMEOUT"
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	CodeQueryTooBroad        = "QUERY_TOO_BROAD"
 	CodeRateLimited          = "RATE_LIMITED"
@@ -119,10 +120,14 @@ func bodyPointer(field string) string {
 	}
 	var b strings.Builder
 	for _, m := range fieldTokenRE.FindAllStringSubmatch(rest, -1) {
-		tok := m[1] + m[2]
-		b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+		b.WriteString("/" + pointerToken(m[1]+m[2]))
 	}
 	return b.String()
+}
+
+// pointerToken escapes a member name for a JSON pointer (RFC 6901).
+func pointerToken(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
 }
 
 // pointerField turns a JSON pointer into the body field path of details.
@@ -172,8 +177,7 @@ func fromHuma(status int, msg string, errs ...error) huma.StatusError {
 		return NewAPIError(http.StatusBadRequest, CodeBadRequest, "The request body is not valid JSON.", details...).
 			WithSuggestion("Send a JSON object with Content-Type: application/json.")
 	case http.StatusRequestEntityTooLarge:
-		return NewAPIError(status, CodePayloadTooLarge, "The request body is larger than 1 MiB.").
-			WithSuggestion("Send a smaller body.")
+		return payloadTooLarge(maxBody)
 	case http.StatusUnsupportedMediaType:
 		return NewAPIError(status, CodeUnsupportedMediaType, "The request body must be JSON.")
 	case http.StatusNotFound:
@@ -206,7 +210,12 @@ func init() {
 	// not ours); pointing it at the error model once is the documented way
 	// to give validation failures our shape and statuses.
 	huma.NewError = fromHuma
-	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
+	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		if ctx != nil {
+			if err := bodyError(ctx.Operation(), status); err != nil {
+				return err
+			}
+		}
 		return fromHuma(status, msg, errs...)
 	}
 }

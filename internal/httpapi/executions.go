@@ -241,9 +241,8 @@ func (s *Server) handleGetExecution(ctx context.Context, in *executionInput) (*R
 }
 
 type listExecutionsInput struct {
-	ID        string `path:"id" doc:"Workflow id."`
-	Page      int    `query:"page" minimum:"1" default:"1"`
-	PageSize  int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
+	ID string `path:"id" doc:"Workflow id."`
+	PageQuery
 	Status    string `query:"status" enum:"running,completed,failed,RUNNING,COMPLETED,FAILED"`
 	EventName string `query:"event_name" enum:"workflows/new-post,workflows/engagement,workflows/webhook,workflows/scheduled-trigger"`
 }
@@ -263,7 +262,7 @@ func (s *Server) handleListExecutions(ctx context.Context, in *listExecutionsInp
 	for _, x := range xs {
 		items = append(items, toExecution(x, nil))
 	}
-	return paged("Executions", items, pageQuery{in.Page, in.PageSize}, total), nil
+	return paged("Executions", items, in.PageQuery, total), nil
 }
 
 func (s *Server) handleRerunExecution(ctx context.Context, in *executionInput) (*createdReply[executionOut], error) {

@@ -34,7 +34,7 @@ type FirmographicFilters struct {
 	LocationCountry       []string `json:"location_country,omitempty" doc:"ISO 3166-1 alpha-2 codes or English country names."`
 	LocationExcludes      []string `json:"location_excludes,omitempty"`
 	Followers             []string `json:"followers,omitempty" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
-	Page                  int      `json:"page,omitempty" minimum:"1" doc:"Default 1."`
+	Page                  int      `json:"page,omitempty" minimum:"1" maximum:"10000000" doc:"Default 1; at most 10,000,000, as on every list paged by number."`
 	PageSize              int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
 }
 

@@ -37,15 +37,18 @@ func infoFrom(ctx context.Context) *requestInfo {
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 // statusRecorder remembers what was written for the access log and metrics.
+// It also keeps the write timeout (armWrite).
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int
+	status       int
+	bytes        int
+	writeTimeout time.Duration
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
+		r.armWrite()
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
@@ -53,6 +56,7 @@ func (r *statusRecorder) WriteHeader(code int) {
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
+		r.armWrite()
 	}
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += n
@@ -63,7 +67,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 
 // observe gives every request an id (echoing a well-formed x-request-id),
 // recovers panics as 500s, writes one access-log line and records metrics.
-func observe(log *slog.Logger, m *metrics, now func() time.Time, next http.Handler) http.Handler {
+func observe(log *slog.Logger, m *metrics, now func() time.Time, writeTimeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := now()
 		ri := &requestInfo{id: r.Header.Get("x-request-id")}
@@ -71,7 +75,7 @@ func observe(log *slog.Logger, m *metrics, now func() time.Time, next http.Handl
 			ri.id = store.NewID()
 		}
 		w.Header().Set("x-request-id", ri.id)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w, writeTimeout: writeTimeout}
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
 		defer func() {
 			if p := recover(); p != nil {
@@ -89,10 +93,14 @@ func observe(log *slog.Logger, m *metrics, now func() time.Time, next http.Handl
 				route = "unmatched"
 			}
 			m.observe(r.Method, route, rec.status, elapsed)
-			log.Info("request",
-				"request_id", ri.id, "method", r.Method, "path", r.URL.Path, "route", route,
-				"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(elapsed.Microseconds())/1000,
-				"key", ri.keyPrefix, "account_id", ri.accountID, "remote", r.RemoteAddr)
+			path, tokenHash := redactHookToken(r.URL.Path)
+			attrs := []any{"request_id", ri.id, "method", r.Method, "path", path, "route", route,
+				"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(elapsed.Microseconds()) / 1000,
+				"key", ri.keyPrefix, "account_id", ri.accountID, "remote", r.RemoteAddr}
+			if tokenHash != "" {
+				attrs = append(attrs, "token_sha256", tokenHash)
+			}
+			log.Info("request", attrs...)
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -116,8 +116,9 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}/executions/{runId}", "get-workflow-execution", "Workflows", "One execution with its steps", anyKey, alsoErrors(http.StatusNotFound)), s.handleGetExecution)
 	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/executions/{runId}/rerun", "rerun-workflow-execution", "Workflows", "Rerun a failed execution from its failed step; the key must carry what its steps' endpoints need", anyKey, created, alsoErrors(http.StatusForbidden, http.StatusNotFound, http.StatusConflict)), s.handleRerunExecution)
 	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/executions/{runId}/cancel", "cancel-workflow-execution", "Workflows", "Cancel a running execution", anyKey, alsoErrors(http.StatusNotFound, http.StatusConflict)), s.handleCancelExecution)
-	huma.Register(api, route(http.MethodPost, "/v1/hooks/{token}", "webhook", "Workflows", "Start an execution of a webhook-triggered workflow (no API key; the token is the secret)", public,
-		alsoErrors(http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict), func(op *huma.Operation) { op.DefaultStatus, op.SkipValidateBody = http.StatusAccepted, true }), s.handleHook)
+	huma.Register(api, route(http.MethodPost, hooksPath+"{token}", "webhook", "Workflows", "Start an execution of a webhook-triggered workflow (no API key; the token is the secret)", public,
+		alsoErrors(http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge),
+		bodyLimit(s.cfg.WebhookMaxBody), func(op *huma.Operation) { op.DefaultStatus, op.SkipValidateBody = http.StatusAccepted, true }), s.handleHook)
 	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", withKey(auth.PermSecretsWrite), created), s.handlePutSecret)
 	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", withKey(auth.PermSecretsRead)), s.handleListSecrets)
 	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", withKey(auth.PermSecretsWrite), alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)

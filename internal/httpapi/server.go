@@ -89,7 +89,8 @@ func New(d Deps) *Server {
 	// Bodies are described exactly; a $schema member would be an unknown field.
 	hc.CreateHooks = nil
 	s.api = humago.New(mux, hc)
-	s.api.UseMiddleware(s.withServer, s.authenticate, s.refuseUnknownQuery)
+	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody)
+	s.api.UseMiddleware(s.withServer, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
@@ -103,7 +104,7 @@ func New(d Deps) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
-	s.handler = observe(s.log, s.metrics, s.now, jsonBodies(mux))
+	s.handler = observe(s.log, s.metrics, s.now, s.cfg.WriteTimeout, jsonBodies(mux))
 	return s
 }
 

@@ -164,9 +164,16 @@ func (s *Server) handleGetTopic(ctx context.Context, in *topicIDInput) (*Reply[t
 	return reply("Topic", toTopic(t)), nil
 }
 
-// pageQuery is the page and page_size of a list (huma reads query
-// parameters only from an input's own fields, so each input repeats them).
-type pageQuery struct{ Page, PageSize int }
+// PageQuery is the page and page_size of a list paged by number; every
+// such input embeds it (huma reads the parameters of embedded exported
+// structs). page is bounded so that the rows a page skips,
+// (page-1)×page_size, cannot overflow wherever they are computed: a deeper
+// page is a 400 naming query.page, while a page past the last one within
+// the bound is an empty page with the total.
+type PageQuery struct {
+	Page     int `query:"page" minimum:"1" maximum:"10000000" default:"1" doc:"Page number, from 1 (at most 10,000,000)."`
+	PageSize int `query:"page_size" minimum:"1" maximum:"100" default:"10"`
+}
 
 type pageInfo struct {
 	Page       int     `json:"page"`
@@ -176,15 +183,14 @@ type pageInfo struct {
 	NextCursor *string `json:"next_cursor,omitempty" doc:"Engagers list in cursor mode: pass as cursor for the next page; absent on the last page."`
 }
 
-func newPageInfo(q pageQuery, total int64) pageInfo {
+func newPageInfo(q PageQuery, total int64) pageInfo {
 	return pageInfo{Page: q.Page, PageSize: q.PageSize, TotalCount: total,
 		TotalPages: (total + int64(q.PageSize) - 1) / int64(q.PageSize)}
 }
 
 type listTopicsInput struct {
-	Page     int    `query:"page" minimum:"1" default:"1"`
-	PageSize int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
-	Status   string `query:"status" enum:"ACTIVE,PAUSED,STOPPED,EXPIRED,active,paused,stopped,expired" doc:"Only topics in this status."`
+	PageQuery
+	Status string `query:"status" enum:"ACTIVE,PAUSED,STOPPED,EXPIRED,active,paused,stopped,expired" doc:"Only topics in this status."`
 }
 
 type pagedReply[T any] struct {
@@ -196,7 +202,7 @@ type pagedReply[T any] struct {
 	}
 }
 
-func paged[T any](message string, items []T, q pageQuery, total int64) *pagedReply[T] {
+func paged[T any](message string, items []T, q PageQuery, total int64) *pagedReply[T] {
 	out := &pagedReply[T]{}
 	out.Body.Message, out.Body.Success, out.Body.Data = message, true, items
 	out.Body.Pagination = newPageInfo(q, total)
@@ -212,7 +218,7 @@ func (s *Server) handleListTopics(ctx context.Context, in *listTopicsInput) (*pa
 	for _, t := range ts {
 		items = append(items, toTopic(t))
 	}
-	return paged("Topics", items, pageQuery{in.Page, in.PageSize}, total), nil
+	return paged("Topics", items, in.PageQuery, total), nil
 }
 
 type patchTopicInput struct {
@@ -281,9 +287,8 @@ type topicPostOut struct {
 }
 
 type topicPagedInput struct {
-	ID       string `path:"id" doc:"Topic id."`
-	Page     int    `query:"page" minimum:"1" default:"1"`
-	PageSize int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
+	ID string `path:"id" doc:"Topic id."`
+	PageQuery
 }
 
 func (s *Server) handleTopicPosts(ctx context.Context, in *topicPagedInput) (*pagedReply[topicPostOut], error) {
@@ -307,7 +312,7 @@ func (s *Server) handleTopicPosts(ctx context.Context, in *topicPagedInput) (*pa
 		}
 		items = append(items, out)
 	}
-	return paged("Topic posts", items, pageQuery{in.Page, in.PageSize}, total), nil
+	return paged("Topic posts", items, in.PageQuery, total), nil
 }
 
 type engagementOut struct {
@@ -342,10 +347,9 @@ func toEngagements(es []store.Engagement) []engagementOut {
 }
 
 type topicEngagersInput struct {
-	ID       string `path:"id" doc:"Topic id."`
-	Page     int    `query:"page" minimum:"1" default:"1"`
-	PageSize int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
-	Cursor   string `query:"cursor" doc:"Start after this next_cursor of a previous page instead of at page: deep pages cost what the first does. Send cursor=start for the first page in this mode."`
+	ID string `path:"id" doc:"Topic id."`
+	PageQuery
+	Cursor string `query:"cursor" doc:"Start after this next_cursor of a previous page instead of at page: deep pages cost what the first does. Send cursor=start for the first page in this mode."`
 	AuthorQuery
 }
 
@@ -365,7 +369,7 @@ func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput
 			return out, err
 		})
 	}
-	q := pageQuery{in.Page, in.PageSize}
+	q := in.PageQuery
 	if in.Cursor == "" {
 		es, total, err := s.store.FilteredTopicEngagers(ctx, t.ID, in.filter, in.Page, in.PageSize)
 		if err != nil {
@@ -393,10 +397,9 @@ func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput
 }
 
 type postEngagementsInput struct {
-	ID       string `path:"id" doc:"Topic id."`
-	PostID   string `path:"post_id" doc:"Pronet post id (the numeric activity id, as pronet_post_id and urn show it)."`
-	Page     int    `query:"page" minimum:"1" default:"1"`
-	PageSize int    `query:"page_size" minimum:"1" maximum:"100" default:"10"`
+	ID     string `path:"id" doc:"Topic id."`
+	PostID string `path:"post_id" doc:"Pronet post id (the numeric activity id, as pronet_post_id and urn show it)."`
+	PageQuery
 }
 
 func (s *Server) handlePostEngagements(ctx context.Context, in *postEngagementsInput) (*pagedReply[engagementOut], error) {
@@ -417,7 +420,7 @@ func (s *Server) handlePostEngagements(ctx context.Context, in *postEngagementsI
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	return paged("Post engagements", toEngagements(es), pageQuery{in.Page, in.PageSize}, total), nil
+	return paged("Post engagements", toEngagements(es), in.PageQuery, total), nil
 }
 
 type creditsSummaryInput struct {

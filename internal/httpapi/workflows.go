@@ -144,7 +144,7 @@ func (s *Server) handleCreateWorkflow(ctx context.Context, in *createWorkflowInp
 
 type listWorkflowsInput struct {
 	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
-	Offset int    `query:"offset" minimum:"0" default:"0"`
+	Offset int    `query:"offset" minimum:"0" maximum:"1000000000" default:"0" doc:"Workflows to skip, at most 1,000,000,000 (the deepest page of a list paged by number)."`
 	Status string `query:"status" enum:"DRAFT,PUBLISHED,draft,published" doc:"Only workflows in this status."`
 }
 

@@ -1,12 +1,16 @@
 package netguard
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -206,4 +210,85 @@ func FuzzParsePrefixes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOriginBoundHeaders follows redirect chains between two loopback
+// servers (two origins: other ports) and records which requests carried
+// the secret header; the plain header goes everywhere.
+func TestOriginBoundHeaders(t *testing.T) {
+	type seen struct{ path, secret, plain string }
+	var mu sync.Mutex
+	var got []seen
+	record := func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		got = append(got, seen{r.Host[strings.LastIndex(r.Host, ":"):] + r.URL.Path, r.Header.Get("X-Api-Token"), r.Header.Get("X-Plain")})
+		mu.Unlock()
+		if to := r.URL.Query().Get("to"); to != "" {
+			http.Redirect(w, r, to, http.StatusFound)
+			return true
+		}
+		return false
+	}
+	a, _ := server(t, func(w http.ResponseWriter, r *http.Request) { record(w, r) })
+	b, _ := server(t, func(w http.ResponseWriter, r *http.Request) { record(w, r) })
+	portA, portB := a.URL[strings.LastIndex(a.URL, ":"):], b.URL[strings.LastIndex(b.URL, ":"):]
+	c := NewClient(loopbackOnly())
+	for _, tc := range []struct {
+		name, url string
+		want      []seen
+	}{
+		{"same origin keeps it", a.URL + "/1?to=" + url.QueryEscape("/2"),
+			[]seen{{portA + "/1", "s", "p"}, {portA + "/2", "s", "p"}}},
+		{"another port drops it", a.URL + "/1?to=" + url.QueryEscape(b.URL+"/2"),
+			[]seen{{portA + "/1", "s", "p"}, {portB + "/2", "", "p"}}},
+		{"another host name drops it", a.URL + "/1?to=" + url.QueryEscape(strings.Replace(a.URL, "127.0.0.1", "localhost", 1)+"/2"),
+			[]seen{{portA + "/1", "s", "p"}, {portA + "/2", "", "p"}}},
+		{"once dropped, not sent home again", a.URL + "/1?to=" + url.QueryEscape(b.URL+"/2?to="+url.QueryEscape(a.URL+"/3")),
+			[]seen{{portA + "/1", "s", "p"}, {portB + "/2", "", "p"}, {portA + "/3", "", "p"}}},
+	} {
+		got = nil
+		req, _ := http.NewRequestWithContext(WithOriginBoundHeaders(context.Background(), "X-Api-Token"), http.MethodGet, tc.url, nil)
+		req.Header.Set("X-Api-Token", "s")
+		req.Header.Set("X-Plain", "p")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		resp.Body.Close()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: requests %v, want %v", tc.name, got, tc.want)
+		}
+	}
+
+	// Without the context the client is Go's: the header follows.
+	got = nil
+	req, _ := http.NewRequest(http.MethodGet, a.URL+"/1?to="+url.QueryEscape(b.URL+"/2"), nil)
+	req.Header.Set("X-Api-Token", "s")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(got) != 2 || got[1].secret != "s" {
+		t.Errorf("without origin-bound headers: %v", got)
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://Example.com/x":      "http://example.com:80",
+		"http://example.com:80/":    "http://example.com:80",
+		"https://example.com":       "https://example.com:443",
+		"https://example.com:8443":  "https://example.com:8443",
+		"http://[::1]:8080/":        "http://[::1]:8080",
+		"HTTPS://EXAMPLE.COM:443/a": "https://example.com:443",
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := origin(u); got != want {
+			t.Errorf("%s: %s, want %s", raw, got, want)
+		}
+	}
 }

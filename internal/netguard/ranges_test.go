@@ -41,6 +41,14 @@ func TestPolicyRanges(t *testing.T) {
 		"::", "::1", "::a00:1", "::a9fe:a9fe", // unspecified, loopback, IPv4-compatible
 		"64:ff9b::a9fe:a9fe", "64:ff9b:1::1", // NAT64 onto metadata, local-use NAT64
 		"::ffff:172.16.0.1", "::ffff:192.168.0.1", "::ffff:198.18.0.1", "::ffff:0.0.0.0", // IPv4-mapped
+		"192.0.2.0", "192.0.2.9", "192.0.2.255", // documentation, TEST-NET-1
+		"198.51.100.0", "198.51.100.255", // TEST-NET-2
+		"203.0.113.0", "203.0.113.5", "203.0.113.255", // TEST-NET-3
+		"192.88.99.1",                                               // 6to4 relay anycast
+		"::ffff:192.0.2.9", "64:ff9b::cb00:7105", "64:ff9b::7f00:1", // mapped and NAT64 onto TEST-NET-3 and loopback
+		"2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "3fff::1", "3fff:fff::1", // IPv6 documentation
+		"2001::1", "2001:1ff::1", "2002:7f00:1::1", "2002:a9fe:a9fe::1", // IETF assignments (Teredo), 6to4
+		"100::1", "5f00::1", "fbff::1", "1fff:ffff::1", "4000::1", "::ffff:0:a00:1", // outside 2000::/3: discard, SRv6, reserved
 	}
 	for _, s := range blocked {
 		if !Blocked(netip.MustParseAddr(s)) {
@@ -50,7 +58,10 @@ func TestPolicyRanges(t *testing.T) {
 	public := []string{
 		"9.255.255.255", "11.0.0.0", "172.15.255.255", "172.32.0.0", "192.167.255.255", "192.169.0.0",
 		"169.253.255.255", "169.255.0.0", "100.63.255.255", "100.128.0.0", "198.17.255.255", "198.20.0.0",
-		"192.0.1.0", "1.0.0.0", "223.255.255.255", "fbff::1", "2001:4860:4860::8888", "::ffff:172.32.0.1",
+		"192.0.1.0", "1.0.0.0", "223.255.255.255", "2001:4860:4860::8888", "::ffff:172.32.0.1",
+		"192.0.1.255", "192.0.3.0", "198.51.99.255", "198.51.101.0", "203.0.112.255", "203.0.114.0",
+		"2001:db7:ffff::1", "2001:db9::1", "2001:200::1", "2003::1", "3fff:1000::1", "2000::1", "3ffe:ffff::1",
+		"64:ff9b::808:808", // NAT64 onto 8.8.8.8: a public IPv4 address through the gateway
 	}
 	for _, s := range public {
 		if Blocked(netip.MustParseAddr(s)) {
@@ -268,5 +279,84 @@ func TestHostnamesJudgedAfterDNS(t *testing.T) {
 	defer dns.mu.Unlock()
 	if dns.queries["rebind.test"] != 2 {
 		t.Fatalf("rebind.test resolved %d times, want once per dial", dns.queries["rebind.test"])
+	}
+}
+
+// TestOwnAddressesRefused: an address of the host is refused although
+// public (93.184.215.14 stands for a server's public address here), in
+// its mapped and NAT64 forms too, unless an exception lists it.
+func TestOwnAddressesRefused(t *testing.T) {
+	own := []netip.Addr{netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("2606:2800:21f:cb07:6820:80da:af6b:8b2c")}
+	control := Options{Own: own}.Dialer().Control
+	for addr, want := range map[string]string{
+		"93.184.215.14:443":                           "93.184.215.14",
+		"[::ffff:93.184.215.14]:443":                  "93.184.215.14",
+		"[64:ff9b::5db8:d70e]:80":                     "64:ff9b::5db8:d70e",
+		"[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:80": "2606:2800:21f:cb07:6820:80da:af6b:8b2c",
+		"93.184.215.15:443":                           "",
+		"8.8.8.8:53":                                  "",
+	} {
+		err := control("tcp", addr, nil)
+		var be *BlockedError
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", addr, err)
+		case want != "" && (!errors.As(err, &be) || be.Addr.String() != want):
+			t.Errorf("%s: got %v, want blocked %s", addr, err, want)
+		}
+	}
+	allowed := Options{Own: own, Allow: []netip.Prefix{netip.MustParsePrefix("93.184.215.0/24")}}.Dialer().Control
+	if err := allowed("tcp", "93.184.215.14:443", nil); err != nil {
+		t.Errorf("an exception does not let the host's own address through: %v", err)
+	}
+}
+
+// TestDialerReadsHostAddrs: a guard made without Own refuses the
+// addresses of the machine's interfaces, read when the dialer is made.
+func TestDialerReadsHostAddrs(t *testing.T) {
+	ifaces, err := net.InterfaceAddrs()
+	if err != nil || len(ifaces) == 0 {
+		t.Skipf("no interface addresses: %v", err)
+	}
+	o, err := Options{}.withHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Own) != len(ifaces) {
+		t.Fatalf("own addresses %v, interfaces %v", o.Own, ifaces)
+	}
+	control := Options{}.Dialer().Control
+	for _, a := range o.Own {
+		var be *BlockedError
+		if err := control("tcp", netip.AddrPortFrom(a, 80).String(), nil); !errors.As(err, &be) {
+			t.Errorf("the host's address %s: %v", a, err)
+		}
+	}
+	// An empty list read from the interfaces is kept, not read again.
+	if o, _ := (Options{Own: []netip.Addr{}}).withHost(); o.Own == nil || len(o.Own) != 0 {
+		t.Errorf("an empty Own was replaced: %v", o.Own)
+	}
+}
+
+// TestExceptionsOverNewRanges: TRAWL_ALLOW_PRIVATE_NETWORKS lets through
+// an address of the documentation ranges as it does a private one, and a
+// NAT64 address by the IPv4 address it reaches.
+func TestExceptionsOverNewRanges(t *testing.T) {
+	allow, err := ParsePrefixes("192.0.2.0/24, 2001:db8::/32, 10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	control := Options{Allow: allow, Own: []netip.Addr{netip.MustParseAddr("192.0.2.9")}}.Dialer().Control
+	for addr, allowed := range map[string]bool{
+		"192.0.2.9:80":         true,
+		"[2001:db8::1]:443":    true,
+		"[64:ff9b::a00:1]:80":  true,
+		"203.0.113.5:80":       false,
+		"[3fff::1]:80":         false,
+		"[64:ff9b::ac10:1]:80": false, // 172.16.0.1
+	} {
+		if err := control("tcp", addr, nil); (err == nil) != allowed {
+			t.Errorf("%s: %v, want allowed %v", addr, err, allowed)
+		}
 	}
 }

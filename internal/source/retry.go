@@ -94,7 +94,7 @@ func (r Retrier) Do(ctx context.Context, newReq func(context.Context) (*http.Req
 			lastErr, lastStatus = fmt.Errorf("read body: %w", readErr), resp.StatusCode
 			continue
 		}
-		return Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
+		return Response{Status: resp.StatusCode, Header: resp.Header, Body: dropNULEscapes(body)}, nil
 	}
 	return Response{}, &UpstreamError{Source: r.Source, Status: lastStatus,
 		Err: fmt.Errorf("gave up after %d attempts: %w", attempts, lastErr)}

@@ -6,6 +6,9 @@ import (
 	"syscall"
 )
 
+// lockSuffix names the lock file of a SQLite database.
+const lockSuffix = ".lock"
+
 // lockFile takes an exclusive advisory lock on path, waiting for it, and
 // returns the function that releases it.
 func lockFile(path string) (unlock func(), err error) {

@@ -39,7 +39,7 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	} else {
 		// Several processes may share one SQLite file (a `trawl migrate` beside
 		// a running server); a lock file beside the database serialises them.
-		unlock, err := lockFile(s.path + ".lock")
+		unlock, err := lockFile(s.path + lockSuffix)
 		if err != nil {
 			return fmt.Errorf("store: migrate: %w", err)
 		}

@@ -93,11 +93,28 @@ type Store struct {
 func Open(ctx context.Context, databaseURL string, now func() time.Time) (*Store, error) {
 	switch {
 	case strings.HasPrefix(databaseURL, "sqlite:"):
-		return openSQLite(ctx, sqlitePath(databaseURL), now)
+		sync, err := sqliteSynchronous(databaseURL)
+		if err != nil {
+			return nil, err
+		}
+		return openSQLite(ctx, sqlitePath(databaseURL), sync, now)
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		return openPostgres(ctx, databaseURL, now)
 	}
 	return nil, fmt.Errorf("store: unsupported database URL %q: want sqlite://PATH or postgres://…", redact(databaseURL))
+}
+
+// Files are the files of the SQLite database of databaseURL (the database,
+// its -wal and -shm files and the lock file); none for PostgreSQL.
+func Files(databaseURL string) []string {
+	if !strings.HasPrefix(databaseURL, "sqlite:") {
+		return nil
+	}
+	p := sqlitePath(databaseURL)
+	if p == "" {
+		return nil
+	}
+	return []string{p, p + "-wal", p + "-shm", p + lockSuffix}
 }
 
 // sqlitePath accepts sqlite://relative/path, sqlite:///absolute/path and sqlite:path.
@@ -110,18 +127,51 @@ func sqlitePath(u string) string {
 	return p
 }
 
-func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store, error) {
+// sqliteSynchronous reads the URL's synchronous parameter: FULL unless it
+// says normal. With FULL a commit is on disk when it returns, so what Trawl
+// acknowledges survives a power loss; NORMAL syncs the WAL only at
+// checkpoints, so a commit survives a crash of the process but the last
+// ones may be lost with the machine. The group commit makes FULL's one
+// fsync per transaction cheap (docs/decisions.md).
+func sqliteSynchronous(u string) (string, error) {
+	i := strings.IndexByte(u, '?')
+	if i < 0 {
+		return "FULL", nil
+	}
+	q, err := url.ParseQuery(u[i+1:])
+	if err != nil {
+		return "", fmt.Errorf("store: sqlite URL parameters: %w", err)
+	}
+	switch v := strings.ToLower(q.Get("synchronous")); v {
+	case "", "full":
+		return "FULL", nil
+	case "normal":
+		return "NORMAL", nil
+	default:
+		return "", fmt.Errorf("store: sqlite URL: synchronous must be full or normal, got %q", v)
+	}
+}
+
+func openSQLite(ctx context.Context, path, synchronous string, now func() time.Time) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: sqlite URL has no file path")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: create database directory: %w", err)
 	}
+	// The database holds webhook tokens. SQLite would create it 0644 (less
+	// the umask) and gives its -wal and -shm files the database's mode, so
+	// the file is made first, readable by the service's user alone.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: create sqlite database: %w", err)
+	}
+	f.Close()
 	// The driver runs busy_timeout first (switching a new file to WAL must
 	// wait for a concurrent opener instead of failing), then the other
 	// _pragma values in alphabetical order, whatever their order here, then
 	// the shorthand keys (_journal_mode, …).
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(" + synchronous + ")"
 	// The writer: statement journals (each multi-row write in a transaction
 	// keeps one) stay in memory instead of a temporary file, and the page
 	// cache holds what a large collection transaction dirties (2 MB, the
@@ -141,7 +191,7 @@ func openSQLite(ctx context.Context, path string, now func() time.Time) (*Store,
 	// Switching a new file to WAL can fail with SQLITE_BUSY without waiting
 	// when another process opens it at the same moment; the lock file
 	// serialises first opens.
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := lockFile(path + lockSuffix)
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)

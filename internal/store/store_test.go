@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -288,5 +289,38 @@ func TestPostgresParallelWorkersOffUnlessAsked(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: max_parallel_workers_per_gather = %s, want %s", c.url, got, c.want)
 		}
+	}
+}
+
+// What Trawl acknowledges survives a power loss unless the database URL
+// trades that away: SQLite's writer syncs every commit (FULL) by default,
+// and only the WAL's checkpoints (NORMAL) when the URL says so.
+func TestSQLiteSynchronousFullUnlessAsked(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		query string
+		want  int // PRAGMA synchronous: 1 NORMAL, 2 FULL
+	}{
+		{"", 2},
+		{"?synchronous=full", 2},
+		{"?synchronous=NORMAL", 1},
+	} {
+		s, err := store.Open(ctx, "sqlite://"+filepath.Join(dir, "trawl.db")+c.query, time.Now)
+		if err != nil {
+			t.Fatalf("%q: %v", c.query, err)
+		}
+		var got int
+		err = s.DB().QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&got)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%q: synchronous = %d, want %d", c.query, got, c.want)
+		}
+	}
+	if _, err := store.Open(ctx, "sqlite://"+filepath.Join(dir, "trawl.db")+"?synchronous=off", time.Now); err == nil {
+		t.Error("synchronous=off was accepted; want an error naming the choices")
 	}
 }

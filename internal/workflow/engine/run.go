@@ -234,6 +234,10 @@ func (r *run) persist(ctx context.Context) error {
 // finish ends the execution with the steps pending, storing it with them
 // when Start began it in memory.
 func (r *run) finish(ctx context.Context, status workflow.ExecutionStatus, msg string) (Outcome, error) {
+	// The message may quote the data (a webhook payload's string with
+	// NUL), which PostgreSQL's text cannot hold; the step's own error,
+	// stored as JSON, keeps it.
+	msg = strings.ReplaceAll(msg, "\x00", "\uFFFD")
 	if r.unsaved {
 		now := r.e.Now()
 		x := r.x

@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWriteTimeoutSparesLongAnswers: the write timeout bounds how long a
+// client takes to receive, not how long the answer takes to start (a
+// webhook with ?wait=true) or a stream that keeps flushing (a CSV export)
+// lasts. A timeout is the network's time, so the handlers spend real time,
+// a few times the short timeout; nothing is measured.
+func TestWriteTimeoutSparesLongAnswers(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	handlers := map[string]http.HandlerFunc{
+		"late answer": func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(4 * timeout)
+			io.WriteString(w, "done")
+		},
+		"long stream": func(w http.ResponseWriter, r *http.Request) {
+			rc := http.NewResponseController(w)
+			for range 8 {
+				io.WriteString(w, "row\n")
+				if err := rc.Flush(); err != nil {
+					t.Errorf("flush: %v", err)
+					return
+				}
+				time.Sleep(timeout / 2)
+			}
+			io.WriteString(w, "done")
+		},
+	}
+	for name, h := range handlers {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewUnstartedServer(observe(slog.New(slog.DiscardHandler), newMetrics(), time.Now, timeout, h))
+			// As app's server: its own deadline starts with the request.
+			srv.Config.WriteTimeout = timeout
+			srv.Start()
+			defer srv.Close()
+			resp, err := http.Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil || !strings.HasSuffix(string(body), "done") {
+				t.Fatalf("answer cut short: %q, %v", body, err)
+			}
+		})
+	}
+}
