@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/netguard"
 	"github.com/trawlhq/trawl/internal/secret"
@@ -229,3 +231,22 @@ func (c *Config) PrivateNetworks() []netip.Prefix {
 // ServesAPI and RunsWorkers tell what the process's role includes.
 func (c *Config) ServesAPI() bool   { return c.Role == "all" || c.Role == "api" }
 func (c *Config) RunsWorkers() bool { return c.Role == "all" || c.Role == "worker" }
+
+// Default returns the settings of a process given none, validated: what
+// `trawl serve` runs on with an empty environment. Programs that start the
+// service in-process (the benchmarks) change what they need from there, so
+// a new setting never reaches them as its zero value.
+func Default() (*Config, error) {
+	var c Config
+	p, err := kong.New(&c, kong.Exit(func(int) {}))
+	if err != nil {
+		return nil, fmt.Errorf("config: defaults: %w", err)
+	}
+	if _, err := p.Parse(nil); err != nil {
+		return nil, fmt.Errorf("config: defaults: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("config: defaults: %w", err)
+	}
+	return &c, nil
+}
