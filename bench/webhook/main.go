@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,14 +78,15 @@ func run(conc int, dur time.Duration, database string, serveOnly bool) error {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cfg := &config.Config{Addr: addr, DataDir: dir, DatabaseURL: database, Role: "all", LogFormat: "json", LogLevel: "error",
-		SandboxSeed: 1, QueryMaxLength: 512, MicroblogHosts: []string{"x.com"}, PronetHosts: []string{"linkedin.com"},
-		RateLimitStarter: 1 << 30, RateLimitEnterprise: 1 << 30, RateLimitCustom: 1 << 30, CreditsCustom: 100000,
-		MappingMaxCandidates: 1_000_000, TickInterval: time.Minute, SearchRunLease: 10 * time.Minute,
-		ShutdownTimeout: 10 * time.Second, ExecutionRetention: 720 * time.Hour}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := config.Default()
+	if err != nil {
 		return err
 	}
+	cfg.Addr, cfg.DataDir, cfg.LogFormat, cfg.LogLevel = addr, dir, "json", "error"
+	cfg.DatabaseURL = cmp.Or(database, "sqlite://"+filepath.Join(dir, "trawl.db"))
+	cfg.MicroblogHosts = []string{"x.com"}
+	cfg.RateLimitStarter, cfg.RateLimitEnterprise, cfg.RateLimitCustom = 1<<30, 1<<30, 1<<30
+	cfg.ShutdownTimeout = 10 * time.Second
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	served := make(chan error, 1)

@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +71,7 @@ func TestMappingAPI(t *testing.T) {
 			})
 		})
 		t.Run("validation", func(t *testing.T) { testMappingValidation(t, c) })
+		t.Run("bounded keywords", func(t *testing.T) { testMappingBoundedKeywords(t, ts) })
 		t.Run("gates", func(t *testing.T) { testMappingGates(t, ts) })
 		t.Run("includes", func(t *testing.T) { testMappingIncludes(t, c) })
 		t.Run("odd keywords", func(t *testing.T) {
@@ -122,11 +126,27 @@ func TestMappingAPI(t *testing.T) {
 			}
 		})
 
-		// The same data behind a limit of one candidate.
+		// The same data behind a limit of one candidate, and a budget of
+		// keyword matches of 2 MiB.
 		ts.stop()
 		env["TRAWL_MAPPING_MAX_CANDIDATES"] = "1"
+		env["TRAWL_MAPPING_CACHE_BYTES"] = "2097152"
 		ts = startServer(t, env)
 		t.Run("too broad charges nothing", func(t *testing.T) { testMappingTooBroadAPI(t, ts) })
+		t.Run("match budget set", func(t *testing.T) {
+			if n, _ := metricValue(t, ts.Client, "trawl_mapping_keyword_match_budget_bytes"); n != 2097152 {
+				t.Errorf("trawl_mapping_keyword_match_budget_bytes = %v, want TRAWL_MAPPING_CACHE_BYTES's 2097152", n)
+			}
+			bad := func(k string) string {
+				if k == "TRAWL_MAPPING_CACHE_BYTES" {
+					return "1000"
+				}
+				return env[k]
+			}
+			if _, err := runCLI(t, bad, "migrate"); err == nil || !strings.Contains(err.Error(), "TRAWL_MAPPING_CACHE_BYTES") {
+				t.Errorf("a budget of 1000 bytes: err = %v, want it to name TRAWL_MAPPING_CACHE_BYTES", err)
+			}
+		})
 	})
 }
 
@@ -163,7 +183,17 @@ func testMappingValidation(t *testing.T, c *client.Client) {
 			{`{` + base + `, "followers": ["5000-1000"]}`, "body.followers[0]"},
 			{`{` + base + `, "followers": ["-5+"]}`, "body.followers[0]"},
 			{`{` + base + `, "followers": [1000]}`, "body.followers[0]"},
+			{`{` + base + `, "job_titles": ["cto", "` + strings.Repeat("x", 101) + `"]}`, "body.job_titles[1]"},
+			{`{` + base + `, "job_titles_excludes": ` + jsonList(11, "cto") + `}`, "body.job_titles_excludes"},
+			{`{` + base + `, "company_domain_includes": ["` + strings.Repeat("a", 251) + `.com"]}`, "body.company_domain_includes[0]"},
+			{`{` + base + `, "industries": ["Software", "` + strings.Repeat("é", 101) + `"]}`, "body.industries[1]"},
+			{`{` + base + `, "industries_excludes": ` + jsonList(101, "Software") + `}`, "body.industries_excludes"},
+			{`{` + base + `, "location_country": ` + jsonList(251, "US") + `}`, "body.location_country"},
+			{`{` + base + `, "followers": ` + jsonList(11, "10+") + `}`, "body.followers"},
+			{`{` + base + `, "company_sizes": ` + jsonList(9, "1-10") + `}`, "body.company_sizes"},
 			{`{` + base + `, "page": 0}`, "body.page"},
+			{`{` + base + `, "page": 10000001}`, "body.page"},
+			{`{` + base + `, "page": 9223372036854775807, "page_size": 50}`, "body.page"},
 			{`{` + base + `, "page": "2"}`, "body.page"},
 			{`{` + base + `, "page_size": 20}`, "body.page_size"},
 			{`{` + base + `, "page_size": 100}`, "body.page_size"},
@@ -229,17 +259,18 @@ func testMappingValidation(t *testing.T, c *client.Client) {
 		`{` + m + `, "page_size": 25, "page": 3, "engaged_with_topic_strength": 0}`,
 		`{` + m + `, "engaged_with_topic_strength": 5, "engaged_with_days": 30}`,
 		`{` + m + `, "company_domain_includes": ["www.acme.com", "eu.acme.co.uk"]}`,
-		// Pages far past the end are empty and cost nothing.
-		`{` + m + `, "page": 1000000000000000000}`,
-		`{` + m + `, "page": 9223372036854775807, "page_size": 50}`,
+		// Pages far past the end, up to the deepest allowed, are empty
+		// and cost nothing.
+		`{` + m + `, "page": 1000000}`,
+		`{` + m + `, "page": 10000000, "page_size": 50}`,
 	} {
-		if r := post(t, c, "/v1/social/mapping", body); r.Status != 200 || (strings.Contains(body, `000000000`) && spentHeader(r) != 0) {
+		if r := post(t, c, "/v1/social/mapping", body); r.Status != 200 || (strings.Contains(body, `000000`) && spentHeader(r) != 0) {
 			t.Errorf("%s = %d %s", body, r.Status, r.Body)
 		}
 	}
 	for _, body := range []string{
 		`{` + cr + `, "location_country": ["us", "United Kingdom"], "followers": ["1,000-5,000", "10000+"], "posted_about_topic_strength": 0}`,
-		`{` + cr + `, "page": 9223372036854775807, "page_size": 50}`,
+		`{` + cr + `, "page": 10000000, "page_size": 50}`,
 	} {
 		// The pool follows the wall clock, so whether a creator matches
 		// varies; what is charged must equal what is returned.
@@ -250,6 +281,81 @@ func testMappingValidation(t *testing.T, c *client.Client) {
 		if r.Status != 200 || r.Data(&page) != nil || spentHeader(r) != int64(len(page.Results)) {
 			t.Errorf("%s = %d %s", body, r.Status, r.Body)
 		}
+	}
+}
+
+// jsonList is a JSON array of n times v.
+func jsonList(n int, v string) string {
+	b, _ := json.Marshal(slices.Repeat([]string{v}, n))
+	return string(b)
+}
+
+// testMappingBoundedKeywords sends what grew a process's memory without
+// bound (issue 33): ten random keywords of 50,000 characters, free on a
+// STARTER key. Each keyword too long or of too many words is named, the
+// request is refused before it is matched, and nothing is charged; the
+// longest keywords allowed are answered.
+func testMappingBoundedKeywords(t *testing.T, ts *testServer) {
+	starter := newAccountKey(t, ts, "STARTER", "", "*")
+	custom := ts.Client
+	random := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(rand.IntN(26))
+		}
+		return string(b)
+	}
+	hostile := make([]string, 10)
+	for i := range hostile {
+		hostile[i] = random(50_000)
+	}
+	body := map[string]any{"posted_about_keywords": hostile, "posted_about_days": 30}
+	r := post(t, starter, "/v1/discover/creators", body)
+	e := r.Err()
+	if e == nil || e.Status != 400 || e.Code != "VALIDATION_ERROR" {
+		t.Fatalf("ten keywords of 50,000 characters = %d %s", r.Status, r.Body[:min(len(r.Body), 500)])
+	}
+	for i := range hostile {
+		if field := fmt.Sprintf("body.posted_about_keywords[%d]", i); !e.HasField(field) {
+			t.Errorf("the 400 does not name %s", field)
+		}
+	}
+	if r.Header.Get("x-spent-credits") != "" {
+		t.Error("a 400 carries x-spent-credits")
+	}
+	// One bad keyword among good ones is named by its index, in either body.
+	long, wordy := random(101), strings.Repeat("go ", 10)+"go"
+	for path, tc := range map[string]struct {
+		body  map[string]any
+		field string
+	}{
+		"/v1/discover/creators": {map[string]any{"posted_about_keywords": []string{"sales", "revops", "pipeline", long}, "posted_about_days": 30},
+			"body.posted_about_keywords[3]"},
+		"/v1/social/mapping": {map[string]any{"engaged_with_keywords": []string{"sales", wordy}, "engaged_with_days": 30},
+			"body.engaged_with_keywords[1]"},
+	} {
+		r := post(t, custom, path, tc.body)
+		if e := r.Err(); e == nil || e.Status != 400 || e.Code != "VALIDATION_ERROR" || !e.HasField(tc.field) || len(e.Details) != 1 {
+			t.Errorf("%s = %d %s, want 400 naming %s alone", path, r.Status, r.Body, tc.field)
+		}
+	}
+	if u := usageOf(t, starter); u.Credits.TotalConsumed != 0 {
+		t.Errorf("refused queries consumed %d credits", u.Credits.TotalConsumed)
+	}
+	// The longest keywords allowed: 100 characters, and 10 words.
+	longest := make([]string, 10)
+	for i := range longest {
+		longest[i] = random(100)
+	}
+	longest[9] = strings.TrimSpace(strings.Repeat("sales ", 10))
+	if r := post(t, starter, "/v1/discover/creators", map[string]any{"posted_about_keywords": longest, "posted_about_days": 30}); r.Status != 200 {
+		t.Errorf("the longest keywords allowed = %d %s", r.Status, r.Body)
+	}
+	if r := post(t, custom, "/v1/social/mapping", map[string]any{"engaged_with_keywords": longest, "engaged_with_days": 30}); r.Status != 200 {
+		t.Errorf("the longest keywords allowed = %d %s", r.Status, r.Body)
+	}
+	if n, ok := metricValue(t, custom, "trawl_mapping_keyword_match_bytes"); !ok || n <= 0 {
+		t.Errorf("trawl_mapping_keyword_match_bytes = %v, %v; want the bytes the kept matches take", n, ok)
 	}
 }
 

@@ -27,6 +27,7 @@ type workflowView struct {
 	HasDraft            bool            `json:"has_draft"`
 	WebhookURL          *string         `json:"webhook_url"`
 	WebhookSecret       *string         `json:"webhook_secret"`
+	RequiredPermissions []string        `json:"required_permissions"`
 }
 
 type draftView struct {

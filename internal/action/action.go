@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/trawlhq/trawl/internal/auth"
 )
 
 // Category groups actions in the catalogue.
@@ -92,9 +94,28 @@ type Input struct {
 	// Secret marks an input whose value names an account secret
 	// (POST /v1/secrets); the secret's value is read when the step runs
 	// and never appears in an execution log.
-	Secret      bool   `json:"secret,omitempty"`
-	Description string `json:"description,omitempty"`
+	Secret bool `json:"secret,omitempty"`
+	// Permission is what the key that saves, publishes, enables or tests
+	// a workflow must carry when the input is given (secrets:read on
+	// secret inputs: a step that sends a secret can send it anywhere).
+	Permission  auth.Permission `json:"permission,omitempty" doc:"The permission the key saving, publishing, enabling or testing the workflow needs when this input is given."`
+	Description string          `json:"description,omitempty"`
 }
+
+// CreditUnit says what an action's creditCost pays for.
+type CreditUnit string
+
+// Credit units.
+const (
+	// PerExecution is paid as the step starts, whatever comes of it.
+	PerExecution CreditUnit = "execution"
+	// PerResult is paid once the step completes, as an endpoint that
+	// charges nothing when it fails.
+	PerResult CreditUnit = "result"
+	// PerItem is paid once the step completes, for each item of the
+	// output array CreditItems, as an endpoint that charges per item.
+	PerItem CreditUnit = "item"
+)
 
 // Spec is an action's catalogue entry.
 type Spec struct {
@@ -103,7 +124,14 @@ type Spec struct {
 	Description string   `json:"description"`
 	Category    Category `json:"category"`
 	CreditCost  int64    `json:"creditCost"`
-	Inputs      []Input  `json:"inputs"`
+	// CreditPer is what CreditCost pays for; CreditItems names the output
+	// array whose items are counted when it is item.
+	CreditPer   CreditUnit `json:"creditPer" enum:"execution,result,item" doc:"What creditCost pays for: execution (as the step starts), result (once it completes) or item (each item of the output array creditItems, as the endpoint charges)."`
+	CreditItems string     `json:"creditItems,omitempty" doc:"The output array whose items are charged, when creditPer is item."`
+	// Endpoint is the API endpoint the step stands for: a key may put
+	// the step in a workflow only if it may call the endpoint.
+	Endpoint string  `json:"endpoint,omitempty" doc:"The API endpoint the step does the work of: saving, publishing, enabling or testing a workflow with this step needs that endpoint's permission and plan."`
+	Inputs   []Input `json:"inputs"`
 	// Outputs is a JSON Schema of what the step outputs.
 	Outputs map[string]any `json:"outputs"`
 	// Check adds rules that span inputs (one of two inputs required, say).
@@ -120,6 +148,26 @@ func (s Spec) Input(name string) (Input, bool) {
 		}
 	}
 	return Input{}, false
+}
+
+// UpfrontCost is what a step pays as it starts.
+func (s Spec) UpfrontCost() int64 {
+	if s.CreditPer == PerExecution {
+		return s.CreditCost
+	}
+	return 0
+}
+
+// ResultCost is what a step pays for the output it completed with.
+func (s Spec) ResultCost(out map[string]any) int64 {
+	switch s.CreditPer {
+	case PerResult:
+		return s.CreditCost
+	case PerItem:
+		items, _ := out[s.CreditItems].([]any)
+		return s.CreditCost * int64(len(items))
+	}
+	return 0
 }
 
 // Dynamic stands for an input value that a template computes at run time.
@@ -144,17 +192,30 @@ type Catalogue struct {
 
 // NewCatalogue builds the catalogue from every action this package declares.
 func NewCatalogue() *Catalogue {
-	specs := []Spec{
+	return NewCatalogueOf(
 		ifSpec(), filterSpec(), loopSpec(), delaySpec(), exitSpec(),
 		setSpec(),
 		httpRequestSpec(), slackSpec(), sendEmailSpec(),
 		personEnrichmentSpec(),
 		pronetPostCommentsSpec(), microblogUserSpec(),
 		genericAgentSpec(),
-	}
+	)
+}
+
+// NewCatalogueOf builds a catalogue of these entries (tests build one
+// with an entry of their own).
+func NewCatalogueOf(specs ...Spec) *Catalogue {
 	c := &Catalogue{specs: specs, index: make(map[string]int, len(specs))}
 	for i, s := range specs {
 		c.index[s.Kind] = i
+		if s.CreditPer == "" {
+			specs[i].CreditPer = PerExecution
+		}
+		for j, in := range s.Inputs {
+			if in.Secret {
+				specs[i].Inputs[j].Permission = auth.PermSecretsRead
+			}
+		}
 	}
 	return c
 }

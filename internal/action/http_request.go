@@ -18,7 +18,7 @@ func httpRequestSpec() Spec {
 				Description: "Default GET."},
 			{Name: "url", Title: "URL", Required: true, Type: TypeString, Description: "An absolute http or https URL."},
 			{Name: "headers", Title: "Headers", Type: TypeObject, Description: "Header name to value."},
-			{Name: "secret_headers", Title: "Secret headers", Type: TypeObject, Description: "Header name to the name of an account secret whose value is sent, e.g. {\"Authorization\": \"CRM_TOKEN\"}."},
+			{Name: "secret_headers", Title: "Secret headers", Type: TypeObject, Secret: true, Description: "Header name to the name of an account secret whose value is sent, e.g. {\"Authorization\": \"CRM_TOKEN\"}."},
 			{Name: "query", Title: "Query", Type: TypeObject, Description: "Query parameters added to the URL."},
 			{Name: "body", Title: "Body", Type: TypeAny, Description: "Sent as JSON unless it is a string."},
 			{Name: "timeout", Title: "Timeout (ms)", Type: TypeNumber, Description: "1-300000 milliseconds; default 30000."},

@@ -12,6 +12,8 @@ func microblogUserSpec() Spec {
 	str := map[string]any{"type": "string"}
 	return Spec{
 		Kind: KindMicroblogUser, Name: "Get microblog user", Category: CategorySocial,
+		// The profile preview reads the same account (and is free).
+		Endpoint:    "POST /v1/searches/microblog/profile/preview",
 		Description: "Reads a microblog account by username: name, bio, follower counts, profile URL.",
 		Inputs: []Input{{Name: "username", Title: "Username", Required: true, Type: TypeString,
 			Description: "With or without @."}},

@@ -8,7 +8,8 @@ const KindPersonEnrichment = "person_enrichment"
 func personEnrichmentSpec() Spec {
 	str := map[string]any{"type": "string"}
 	return Spec{
-		Kind: KindPersonEnrichment, Name: "Enrich person", Category: CategoryEnrichment, CreditCost: 1,
+		Kind: KindPersonEnrichment, Name: "Enrich person", Category: CategoryEnrichment,
+		CreditCost: 1, CreditPer: PerResult, Endpoint: "POST /v1/profile/enrich",
 		Description: "Looks up a person by pronet profile URL and outputs the enriched prospect and their experience, as POST /v1/profile/enrich does.",
 		Inputs: []Input{{Name: "profile_url", Title: "Profile URL", Required: true, Type: TypeString,
 			Description: "A pronet /in/ URL, usually {{ trigger.author_url }} or {{ trigger.prospect.pronet_url }}."}},

@@ -44,6 +44,7 @@ func OpenStore(ctx context.Context, cfg *config.Config, opts Options) (*store.St
 	if err != nil {
 		return nil, err
 	}
+	st.SetKeywordMatchBudget(cfg.MappingCacheBytes)
 	if err := st.Migrate(ctx, opts.Log); err != nil {
 		st.Close()
 		return nil, err

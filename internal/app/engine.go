@@ -139,8 +139,10 @@ func postComments(sources Sources) action.Lookup {
 		if err != nil {
 			return nil, lookupError("the post "+urn, err)
 		}
-		comments := make([]any, 0, len(page.Comments))
-		for _, c := range page.Comments {
+		// Capped as POST /v1/company/comments caps them: each is charged.
+		cs := page.Comments[:min(len(page.Comments), action.MaxLookupItems)]
+		comments := make([]any, 0, len(cs))
+		for _, c := range cs {
 			comments = append(comments, map[string]any{"text": c.Text, "created_at": c.CreatedAtString,
 				"author_name": c.Author.Name, "author_headline": c.Author.Title, "author_url": c.Author.PronetURL, "author_urn": c.Author.URN})
 		}

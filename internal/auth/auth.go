@@ -70,6 +70,11 @@ const (
 	PermTopicsWrite         Permission = "topics:write"
 	PermSearchesRead        Permission = "searches:read"
 	PermSearchesWrite       Permission = "searches:write"
+	// PermSecretsRead lists the account's secret names, and lets a
+	// workflow step send a secret's value; PermSecretsWrite creates,
+	// replaces and deletes secrets.
+	PermSecretsRead  Permission = "secrets:read"
+	PermSecretsWrite Permission = "secrets:write"
 )
 
 // Permissions lists every grantable permission except the wildcard.
@@ -78,6 +83,7 @@ func Permissions() []Permission {
 		PermTrackProfilePosts, PermTrackCompanyComment, PermTrackCompanyPosts,
 		PermSocialMappingRead, PermDiscoverCreators, PermEnrichProfile,
 		PermTopicsRead, PermTopicsWrite, PermSearchesRead, PermSearchesWrite,
+		PermSecretsRead, PermSecretsWrite,
 	}
 }
 

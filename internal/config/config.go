@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/netguard"
 	"github.com/trawlhq/trawl/internal/secret"
@@ -57,6 +59,7 @@ type Config struct {
 	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack, SMTP and LLM calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
 
 	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
+	MappingCacheBytes    int `name:"mapping-cache-bytes" default:"67108864" help:"Memory, in bytes, each process's cache of the posts social mapping and creator keywords matched may take; the least recently used go first; 0 is the default (TRAWL_MAPPING_CACHE_BYTES)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
 	SearchRunLease  time.Duration `name:"search-run-lease" default:"10m" help:"How long a search run, topic discovery or post hydration may take before another process retries it (TRAWL_SEARCH_RUN_LEASE)."`
@@ -150,6 +153,12 @@ func (c *Config) Validate() error {
 	if c.MappingMaxCandidates < 1 {
 		bad("mapping-max-candidates", "must be at least 1, got %d", c.MappingMaxCandidates)
 	}
+	if c.MappingCacheBytes == 0 {
+		c.MappingCacheBytes = 64 << 20 // the flag's default, for configs built in code
+	}
+	if c.MappingCacheBytes < 1<<20 {
+		bad("mapping-cache-bytes", "must be at least 1048576 (1 MiB), got %d", c.MappingCacheBytes)
+	}
 	if c.SearchRunLease < time.Second {
 		bad("search-run-lease", "must be at least 1s, got %s", c.SearchRunLease)
 	}
@@ -232,3 +241,22 @@ func (c *Config) PrivateNetworks() []netip.Prefix {
 // ServesAPI and RunsWorkers tell what the process's role includes.
 func (c *Config) ServesAPI() bool   { return c.Role == "all" || c.Role == "api" }
 func (c *Config) RunsWorkers() bool { return c.Role == "all" || c.Role == "worker" }
+
+// Default returns the settings of a process given none, validated: what
+// `trawl serve` runs on with an empty environment. Programs that start the
+// service in-process (the benchmarks) change what they need from there, so
+// a new setting never reaches them as its zero value.
+func Default() (*Config, error) {
+	var c Config
+	p, err := kong.New(&c, kong.Exit(func(int) {}))
+	if err != nil {
+		return nil, fmt.Errorf("config: defaults: %w", err)
+	}
+	if _, err := p.Parse(nil); err != nil {
+		return nil, fmt.Errorf("config: defaults: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("config: defaults: %w", err)
+	}
+	return &c, nil
+}

@@ -119,6 +119,14 @@ func (in *testRunInput) check(hctx huma.Context, s *Server, p *problems) error {
 	if _, d, err := s.store.WorkflowDraft(ctx, w.AccountID, in.ID); err == nil {
 		in.def = d.Definition
 	}
+	var mocks map[string]workflow.Mock
+	if tc := in.Body.TestConfig; tc != nil {
+		mocks = tc.ActionMocks
+	}
+	// The sample a test run sees is the linked search's latest result.
+	if err := s.keyMayArm(ctx, arming{def: in.def, root: "/workflow", searchID: w.SearchID, mocked: mockedIn(mocks)}); err != nil {
+		return err
+	}
 	if o := in.Body.Overrides; o != nil && o.DatePosted != nil {
 		if t, err := time.Parse(time.RFC3339, *o.DatePosted); err != nil {
 			p.add("body.overrides.date_posted", "%v", errBadTimestamp)
@@ -264,6 +272,15 @@ func (s *Server) handleRerunExecution(ctx context.Context, in *executionInput) (
 	}
 	if x.Status != workflow.ExecutionFailed {
 		return nil, NewAPIError(http.StatusConflict, CodeConflict, fmt.Sprintf("Only a failed execution can be rerun; this one is %s.", x.Status))
+	}
+	// A rerun runs the steps again on the caller's say-so, with the
+	// payload it had: the linked search gives it nothing new.
+	var mocks map[string]workflow.Mock
+	if x.Test != nil {
+		mocks = x.Test.Mocks
+	}
+	if err := s.keyMayArm(ctx, arming{def: x.Definition, root: "/workflow", mocked: mockedIn(mocks)}); err != nil {
+		return nil, err
 	}
 	// The new execution keeps what completed and runs from the failure on.
 	var kept []workflow.Step

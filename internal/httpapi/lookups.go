@@ -10,6 +10,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/enrich"
@@ -17,7 +18,7 @@ import (
 )
 
 // maxLookupItems is the spec's cap on items (and so credits) per live lookup.
-const maxLookupItems = 50
+const maxLookupItems = action.MaxLookupItems
 
 // profilePostsPageSize is the provider's page of profile posts: page N starts at N×50.
 const profilePostsPageSize = 50

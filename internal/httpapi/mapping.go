@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -23,20 +25,28 @@ var mappingIncludes = []string{"first_name", "last_name", "pronet_url", "avatar"
 // on, embedded in both bodies (exported: huma describes and validates the
 // fields of exported embedded structs only).
 type FirmographicFilters struct {
-	JobTitles             []string `json:"job_titles,omitempty" doc:"Keep people whose current title contains one of these (case-insensitive)."`
-	JobTitlesExcludes     []string `json:"job_titles_excludes,omitempty"`
-	CompanyDomainIncludes []string `json:"company_domain_includes,omitempty" doc:"A domain matches itself and its subdomains."`
-	CompanyDomainExcludes []string `json:"company_domain_excludes,omitempty"`
-	CompanySizes          []string `json:"company_sizes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
-	CompanySizesExcludes  []string `json:"company_sizes_excludes,omitempty" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
-	Industries            []string `json:"industries,omitempty" doc:"Case-insensitive."`
-	IndustriesExcludes    []string `json:"industries_excludes,omitempty"`
-	LocationCountry       []string `json:"location_country,omitempty" doc:"ISO 3166-1 alpha-2 codes or English country names."`
-	LocationExcludes      []string `json:"location_excludes,omitempty"`
-	Followers             []string `json:"followers,omitempty" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
+	JobTitles             []string `json:"job_titles,omitempty" maxItems:"10" doc:"Keep people whose current title contains one of these (case-insensitive); each at most 100 characters."`
+	JobTitlesExcludes     []string `json:"job_titles_excludes,omitempty" maxItems:"10"`
+	CompanyDomainIncludes []string `json:"company_domain_includes,omitempty" maxItems:"100" doc:"A domain matches itself and its subdomains."`
+	CompanyDomainExcludes []string `json:"company_domain_excludes,omitempty" maxItems:"100"`
+	CompanySizes          []string `json:"company_sizes,omitempty" maxItems:"8" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	CompanySizesExcludes  []string `json:"company_sizes_excludes,omitempty" maxItems:"8" enum:"1-10,11-50,51-200,201-500,501-1000,1001-5000,5001-10000,10001+"`
+	Industries            []string `json:"industries,omitempty" maxItems:"100" doc:"Case-insensitive; each at most 100 characters."`
+	IndustriesExcludes    []string `json:"industries_excludes,omitempty" maxItems:"100"`
+	LocationCountry       []string `json:"location_country,omitempty" maxItems:"250" doc:"ISO 3166-1 alpha-2 codes or English country names."`
+	LocationExcludes      []string `json:"location_excludes,omitempty" maxItems:"250"`
+	Followers             []string `json:"followers,omitempty" maxItems:"10" doc:"Follower-count ranges, MIN-MAX or MIN+ (e.g. 1000-5000, 10000+); several are OR'ed."`
 	Page                  int      `json:"page,omitempty" minimum:"1" maximum:"10000000" doc:"Default 1; at most 10,000,000, as on every list paged by number."`
 	PageSize              int      `json:"page_size,omitempty" enum:"10,25,50" doc:"Default 10."`
 }
+
+// Longest values of the filter lists, in characters: a job title as a
+// pronet search's, a domain as DNS allows. (How many values each list
+// holds is in the schema.)
+const (
+	maxIndustryLength = 100
+	maxDomainLength   = 253
+)
 
 func (b FirmographicFilters) filters(p *problems) mapping.Filters {
 	countries := func(field string, in []string) []string {
@@ -65,13 +75,25 @@ func (b FirmographicFilters) filters(p *problems) mapping.Filters {
 	}
 	// Indexes are the body's: cleanList has already reported (and dropped) empty items.
 	for _, l := range []struct {
-		field string
-		list  []string
-	}{{"body.company_domain_includes", b.CompanyDomainIncludes}, {"body.company_domain_excludes", b.CompanyDomainExcludes}} {
-		for i, d := range l.list {
-			d = strings.TrimSpace(d)
-			if d != "" && (!strings.Contains(d, ".") || strings.ContainsAny(d, " /:@")) {
-				p.add(fmt.Sprintf("%s[%d]", l.field, i), "%q is not a domain such as acme.com", d)
+		field   string
+		list    []string
+		longest int
+		domains bool
+	}{
+		{"body.job_titles", b.JobTitles, search.MaxJobTitleLen, false},
+		{"body.job_titles_excludes", b.JobTitlesExcludes, search.MaxJobTitleLen, false},
+		{"body.company_domain_includes", b.CompanyDomainIncludes, maxDomainLength, true},
+		{"body.company_domain_excludes", b.CompanyDomainExcludes, maxDomainLength, true},
+		{"body.industries", b.Industries, maxIndustryLength, false},
+		{"body.industries_excludes", b.IndustriesExcludes, maxIndustryLength, false},
+	} {
+		for i, v := range l.list {
+			v = strings.TrimSpace(v)
+			switch n := utf8.RuneCountInString(v); {
+			case n > l.longest:
+				p.add(fmt.Sprintf("%s[%d]", l.field, i), "has %d characters; at most %d are allowed", n, l.longest)
+			case l.domains && v != "" && (!strings.Contains(v, ".") || strings.ContainsAny(v, " /:@")):
+				p.add(fmt.Sprintf("%s[%d]", l.field, i), "%q is not a domain such as acme.com", v)
 			}
 		}
 	}
@@ -90,7 +112,7 @@ func (b FirmographicFilters) filters(p *problems) mapping.Filters {
 // keywords, days and strength given (at keywordsField).
 func (b FirmographicFilters) withKeywords(keywordsField string, keywords []string, days int, strength *int, p *problems) mapping.Query {
 	q := mapping.Query{
-		Keywords: cleanList(keywordsField, keywords, p),
+		Keywords: keywordList(keywordsField, keywords, p),
 		Days:     days,
 		Strength: 1,
 		Filters:  b.filters(p),
@@ -103,9 +125,23 @@ func (b FirmographicFilters) withKeywords(keywordsField string, keywords []strin
 	return q
 }
 
+// keywordList is cleanList for a query's keywords, each of which must
+// also keep within mapping's bounds (mapping.KeywordProblem).
+func keywordList(field string, in []string, p *problems) []string {
+	out := cleanList(field, in, p)
+	for i, v := range in {
+		if v = strings.TrimSpace(v); v != "" {
+			if msg := mapping.KeywordProblem(v); msg != "" {
+				p.add(fmt.Sprintf("%s[%d]", field, i), "%s", msg)
+			}
+		}
+	}
+	return out
+}
+
 // mappingBody is the body of POST /v1/social/mapping.
 type mappingBody struct {
-	EngagedWithKeywords      []string `json:"engaged_with_keywords" minItems:"1" maxItems:"10" doc:"Posts about any of these (whole words or phrases; hashtags count)."`
+	EngagedWithKeywords      []string `json:"engaged_with_keywords" minItems:"1" maxItems:"10" doc:"Posts about any of these (whole words or phrases; hashtags count), each at most 100 characters and 10 words."`
 	EngagedWithDays          int      `json:"engaged_with_days" minimum:"1" maximum:"30" doc:"Engagements of the last N days."`
 	EngagedWithTopicStrength *int     `json:"engaged_with_topic_strength,omitempty" minimum:"0" maximum:"5" doc:"Keyword mentions a post needs; default 1. 0 also admits posts a topic linked for one of the keywords."`
 	FirmographicFilters
@@ -224,7 +260,7 @@ func countryName(code string) string { return mapping.CountryName(code) }
 
 // creatorsBody is the body of POST /v1/discover/creators.
 type creatorsBody struct {
-	PostedAboutKeywords      []string `json:"posted_about_keywords" minItems:"1" maxItems:"10" doc:"Authors of posts about any of these (whole words or phrases; hashtags count)."`
+	PostedAboutKeywords      []string `json:"posted_about_keywords" minItems:"1" maxItems:"10" doc:"Authors of posts about any of these (whole words or phrases; hashtags count), each at most 100 characters and 10 words."`
 	PostedAboutDays          int      `json:"posted_about_days" minimum:"1" maximum:"30" doc:"Posts published in the last N days."`
 	PostedAboutTopicStrength *int     `json:"posted_about_topic_strength,omitempty" minimum:"0" maximum:"5" doc:"Keyword mentions a post needs; default 1. 0 also admits posts a topic linked for one of the keywords."`
 	FirmographicFilters

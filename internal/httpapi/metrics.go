@@ -44,14 +44,20 @@ func (m *metrics) observe(method, route string, status int, d time.Duration) {
 
 // watchKeywordMatches adds the series of the keyword matches the
 // process keeps for social mapping and creator discovery.
-func (m *metrics) watchKeywordMatches(held func() (entries, ids int)) {
+func (m *metrics) watchKeywordMatches(held func() store.KeywordMatches) {
+	gauge := func(name, help string, value func(store.KeywordMatches) int) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
+			func() float64 { return float64(value(held())) })
+	}
 	m.registry.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "trawl_mapping_keyword_matches", Help: "Keywords (at a strength) whose matching posts this process keeps.",
-		}, func() float64 { n, _ := held(); return float64(n) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "trawl_mapping_keyword_match_posts", Help: "Post ids the kept keyword matches hold (at most 8,388,608).",
-		}, func() float64 { _, n := held(); return float64(n) }))
+		gauge("trawl_mapping_keyword_matches", "Keywords (at a strength) whose matching posts this process keeps.",
+			func(h store.KeywordMatches) int { return h.Entries }),
+		gauge("trawl_mapping_keyword_match_posts", "Post ids the kept keyword matches hold.",
+			func(h store.KeywordMatches) int { return h.Posts }),
+		gauge("trawl_mapping_keyword_match_bytes", "About how much memory the kept keyword matches take, in bytes; at most the budget but for the lookup being answered.",
+			func(h store.KeywordMatches) int { return h.Bytes }),
+		gauge("trawl_mapping_keyword_match_budget_bytes", "The budget of the kept keyword matches, in bytes (TRAWL_MAPPING_CACHE_BYTES).",
+			func(h store.KeywordMatches) int { return h.Budget }))
 }
 
 // watchKeywordPostings adds the series of the keyword posting lists that

@@ -103,25 +103,25 @@ func (s *Server) routes() {
 
 	// Workflows and the secrets their actions use.
 	huma.Register(api, route(http.MethodGet, "/v1/workflows/actions", "list-workflow-actions", "Workflows", "The action catalogue: what each action kind takes, gives and costs", anyKey), s.handleActionCatalogue)
-	huma.Register(api, route(http.MethodPost, "/v1/workflows", "create-workflow", "Workflows", "Create a workflow (validated; DRAFT unless status says otherwise)", anyKey, created), s.handleCreateWorkflow)
+	huma.Register(api, route(http.MethodPost, "/v1/workflows", "create-workflow", "Workflows", "Create a workflow (validated; DRAFT unless status says otherwise); the key must carry what its steps' endpoints need", anyKey, created, alsoErrors(http.StatusForbidden)), s.handleCreateWorkflow)
 	huma.Register(api, route(http.MethodGet, "/v1/workflows", "list-workflows", "Workflows", "List workflows, newest first", anyKey), s.handleListWorkflows)
 	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}", "get-workflow", "Workflows", "Get a workflow", anyKey, alsoErrors(http.StatusNotFound)), s.handleGetWorkflow)
-	huma.Register(api, route(http.MethodPatch, "/v1/workflows/{id}", "update-workflow", "Workflows", "Update a workflow (partial); status PUBLISHED promotes its draft", anyKey, alsoErrors(http.StatusNotFound)), s.handlePatchWorkflow)
+	huma.Register(api, route(http.MethodPatch, "/v1/workflows/{id}", "update-workflow", "Workflows", "Update a workflow (partial); status PUBLISHED promotes its draft; saving, publishing or enabling needs what its steps' endpoints need", anyKey, alsoErrors(http.StatusForbidden, http.StatusNotFound)), s.handlePatchWorkflow)
 	huma.Register(api, route(http.MethodDelete, "/v1/workflows/{id}", "delete-workflow", "Workflows", "Delete a workflow; its triggers stop at once", anyKey, alsoErrors(http.StatusNotFound)), s.handleDeleteWorkflow)
 	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}/draft", "get-workflow-draft", "Workflows", "Get a workflow's draft (404 when none)", anyKey, alsoErrors(http.StatusNotFound)), s.handleGetDraft)
-	huma.Register(api, route(http.MethodPut, "/v1/workflows/{id}/draft", "upsert-workflow-draft", "Workflows", "Create or replace a workflow's draft", anyKey, alsoErrors(http.StatusNotFound)), s.handlePutDraft)
+	huma.Register(api, route(http.MethodPut, "/v1/workflows/{id}/draft", "upsert-workflow-draft", "Workflows", "Create or replace a workflow's draft; the key must carry what its steps' endpoints need", anyKey, alsoErrors(http.StatusForbidden, http.StatusNotFound)), s.handlePutDraft)
 	huma.Register(api, route(http.MethodDelete, "/v1/workflows/{id}/draft", "delete-workflow-draft", "Workflows", "Discard a workflow's draft", anyKey, alsoErrors(http.StatusNotFound)), s.handleDeleteDraft)
-	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/test", "test-workflow", "Workflows", "Start a test run (free; executed actions cost their creditCost, mocked ones nothing)", anyKey, alsoErrors(http.StatusNotFound)), s.handleTestWorkflow)
+	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/test", "test-workflow", "Workflows", "Start a test run (free; executed actions cost what their endpoints cost, mocked ones nothing); the key must carry what the unmocked steps' endpoints need", anyKey, alsoErrors(http.StatusForbidden, http.StatusNotFound)), s.handleTestWorkflow)
 	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}/executions", "list-workflow-executions", "Workflows", "A workflow's executions, newest first, without steps", anyKey, alsoErrors(http.StatusNotFound)), s.handleListExecutions)
 	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}/executions/{runId}", "get-workflow-execution", "Workflows", "One execution with its steps", anyKey, alsoErrors(http.StatusNotFound)), s.handleGetExecution)
-	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/executions/{runId}/rerun", "rerun-workflow-execution", "Workflows", "Rerun a failed execution from its failed step", anyKey, created, alsoErrors(http.StatusNotFound, http.StatusConflict)), s.handleRerunExecution)
+	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/executions/{runId}/rerun", "rerun-workflow-execution", "Workflows", "Rerun a failed execution from its failed step; the key must carry what its steps' endpoints need", anyKey, created, alsoErrors(http.StatusForbidden, http.StatusNotFound, http.StatusConflict)), s.handleRerunExecution)
 	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/executions/{runId}/cancel", "cancel-workflow-execution", "Workflows", "Cancel a running execution", anyKey, alsoErrors(http.StatusNotFound, http.StatusConflict)), s.handleCancelExecution)
 	huma.Register(api, route(http.MethodPost, hooksPath+"{token}", "webhook", "Workflows", "Start an execution of a webhook-triggered workflow (no API key; the token is the secret)", public,
 		alsoErrors(http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge),
 		bodyLimit(s.cfg.WebhookMaxBody), func(op *huma.Operation) { op.DefaultStatus, op.SkipValidateBody = http.StatusAccepted, true }), s.handleHook)
-	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", anyKey, created), s.handlePutSecret)
-	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", anyKey), s.handleListSecrets)
-	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", anyKey, alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
+	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", withKey(auth.PermSecretsWrite), created), s.handlePutSecret)
+	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", withKey(auth.PermSecretsRead)), s.handleListSecrets)
+	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", withKey(auth.PermSecretsWrite), alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
 
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/action"
+	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/workflow"
@@ -31,12 +32,13 @@ type workflowOut struct {
 	Updated             string              `json:"updated"`
 	WebhookURL          *string             `json:"webhook_url,omitempty" doc:"Webhook triggers: where to POST events (signed as Standard Webhooks)."`
 	WebhookSecret       *string             `json:"webhook_secret,omitempty" doc:"Webhook triggers: the signing secret, shown once, in the answer of the write that created it."`
+	RequiredPermissions []auth.Permission   `json:"required_permissions" doc:"What the live definition's steps need of a key: saving, publishing, enabling or testing it checks the calling key for these (the permissions of the endpoints its steps stand for, and secrets:read for steps that send secrets). Executions run for the account without a key."`
 }
 
 func (s *Server) toWorkflow(w workflow.Workflow, hasDraft bool) workflowOut {
 	out := workflowOut{ID: w.ID, Name: w.Name, Description: w.Description, Workflow: w.Definition,
 		Enabled: w.Enabled, Status: string(w.Status), Version: w.Version, HasDraft: hasDraft,
-		Created: formatTime(w.CreatedAt), Updated: formatTime(w.UpdatedAt)}
+		Created: formatTime(w.CreatedAt), Updated: formatTime(w.UpdatedAt), RequiredPermissions: s.requiredPermissions(w)}
 	if out.Workflow.Actions == nil {
 		out.Workflow.Actions = []workflow.Action{}
 	}
@@ -112,6 +114,9 @@ func (in *createWorkflowInput) Resolve(ctx huma.Context) []error { return checkI
 
 func (in *createWorkflowInput) check(hctx huma.Context, s *Server, p *problems) error {
 	ctx := hctx.Context()
+	if err := s.keyMayArm(ctx, arming{def: in.Body.Workflow, root: "/workflow", searchID: in.Body.SearchID}); err != nil {
+		return err
+	}
 	checkName(in.Body.Name, p)
 	if id := in.Body.SearchID; id != "" {
 		if _, err := s.store.AccountSearch(ctx, principalFrom(ctx).Account.ID, id); errors.Is(err, store.ErrNotFound) {
@@ -233,6 +238,13 @@ func (in *patchWorkflowInput) check(ctx huma.Context, s *Server, p *problems) er
 		checkName(*b.Name, p)
 	}
 	if b.Workflow != nil {
+		w, err := s.accountWorkflow(ctx.Context(), in.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.keyMayArm(ctx.Context(), arming{def: *b.Workflow, root: "/workflow", searchID: w.SearchID}); err != nil {
+			return err
+		}
 		return s.checkDefinition(ctx.Context(), *b.Workflow, "/workflow", p)
 	}
 	return nil
@@ -249,6 +261,17 @@ func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput
 		var edit store.WorkflowEdit
 		status := parseWorkflowStatus(b.Status)
 		hasDraft = draft != nil
+		if b.Workflow == nil && (status == workflow.StatusPublished || (b.Enabled != nil && *b.Enabled)) {
+			// Publishing or enabling arms what a key, maybe another, saved:
+			// the key that arms it must be allowed what it does.
+			arm := arming{def: w.Definition, root: "/workflow", searchID: w.SearchID}
+			if status == workflow.StatusPublished && draft != nil {
+				arm.def, arm.root = draft.Definition, "/draft/workflow"
+			}
+			if err := s.keyMayArm(ctx, arm); err != nil {
+				return edit, err
+			}
+		}
 		if status == workflow.StatusPublished && draft != nil {
 			// The draft was valid when saved; what it names (a topic, a
 			// secret) may have gone since.
@@ -348,11 +371,21 @@ type putDraftInput struct {
 		Description *string             `json:"description,omitempty" doc:"Default the workflow's."`
 		Workflow    workflow.Definition `json:"workflow"`
 	}
+
+	live workflow.Workflow
 }
 
 func (in *putDraftInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
 
 func (in *putDraftInput) check(ctx huma.Context, s *Server, p *problems) error {
+	live, err := s.accountWorkflow(ctx.Context(), in.ID)
+	if err != nil {
+		return err
+	}
+	in.live = live
+	if err := s.keyMayArm(ctx.Context(), arming{def: in.Body.Workflow, root: "/workflow", searchID: live.SearchID}); err != nil {
+		return err
+	}
 	if in.Body.Name != nil {
 		checkName(*in.Body.Name, p)
 	}
@@ -361,10 +394,7 @@ func (in *putDraftInput) check(ctx huma.Context, s *Server, p *problems) error {
 
 func (s *Server) handlePutDraft(ctx context.Context, in *putDraftInput) (*Reply[draftOut], error) {
 	acct := principalFrom(ctx).Account.ID
-	live, err := s.accountWorkflow(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
+	live := in.live
 	d := workflow.Draft{WorkflowID: in.ID, Name: live.Name, Description: live.Description, Definition: in.Body.Workflow}
 	if in.Body.Name != nil {
 		d.Name = strings.TrimSpace(*in.Body.Name)
@@ -372,7 +402,7 @@ func (s *Server) handlePutDraft(ctx context.Context, in *putDraftInput) (*Reply[
 	if in.Body.Description != nil {
 		d.Description = *in.Body.Description
 	}
-	live, err = s.store.PutDraft(ctx, acct, &d)
+	live, err := s.store.PutDraft(ctx, acct, &d)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, notFound("Workflow " + in.ID)
 	}
@@ -403,8 +433,8 @@ type catalogueInput struct {
 }
 
 type catalogue struct {
-	Items []action.Spec `json:"items"`
-	Total int           `json:"total"`
+	Items []catalogueItem `json:"items"`
+	Total int             `json:"total"`
 }
 
 func (s *Server) handleActionCatalogue(ctx context.Context, in *catalogueInput) (*Reply[catalogue], error) {
@@ -417,7 +447,11 @@ func (s *Server) handleActionCatalogue(ctx context.Context, in *catalogueInput) 
 		}
 		cat = c
 	}
-	items := s.catalogue.List(cat)
+	specs := s.catalogue.List(cat)
+	items := make([]catalogueItem, 0, len(specs))
+	for _, spec := range specs {
+		items = append(items, s.toCatalogueItem(spec))
+	}
 	return reply("Workflow actions", catalogue{Items: items, Total: len(items)}), nil
 }
 

@@ -160,6 +160,38 @@ func TestIndexRandom(t *testing.T) {
 	}
 }
 
+// A text that mentions a keyword has each of its words (Words): the
+// keyword matches kept in memory skip the texts without them.
+func TestWordsOfMentions(t *testing.T) {
+	pieces := []string{"a", "b", "ab", "ba", "A", "B", " ", " ", "  ", "#", "-", "_", ".", "\n", "é", "É", "İ", "ǅ", "ß", "1", "😀", "\xff",
+		long, longUnicode}
+	r := rand.New(rand.NewPCG(3, 4))
+	gen := func(n int) string {
+		var sb strings.Builder
+		for range n {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return sb.String()
+	}
+	mentioned := 0
+	for range 50000 {
+		text, keyword := gen(r.IntN(30)), gen(1+r.IntN(5))
+		if !utf8.ValidString(keyword) || Hits(text, []string{keyword}) == 0 {
+			continue
+		}
+		mentioned++
+		has := Words(text)
+		for _, w := range Words(keyword) {
+			if !slices.Contains(has, w) {
+				t.Fatalf("%q mentions %q but has not its word %q (it has %q)", text, keyword, w, has)
+			}
+		}
+	}
+	if mentioned < 1000 {
+		t.Fatalf("only %d texts mentioned their keyword", mentioned)
+	}
+}
+
 func FuzzIndexText(f *testing.F) {
 	f.Add("RevOps is eating the world. #revops teams", "#revops")
 	f.Add("sales ops, sales  ops", "sales ops")

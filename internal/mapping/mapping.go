@@ -79,6 +79,20 @@ func Hits(text string, keywords []string) int {
 	return n
 }
 
+// Words are the words of text as Hits cuts them, lower-cased. A text
+// mentions a keyword only when it has each of the keyword's words: an
+// occurrence starts and ends at word boundaries, and whatever else the
+// keyword holds is not a word character.
+func Words(text string) []string {
+	lt := strings.ToLower(text)
+	spans := words(lt)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = lt[sp.a:sp.b]
+	}
+	return out
+}
+
 func occurrences(s, term string) int {
 	if term == "" {
 		return 0
@@ -146,6 +160,34 @@ type Query struct {
 	Filters  Filters
 	Page     int
 	PageSize int
+}
+
+// Bounds of what a query asks: what a process keeps of a query's keywords
+// (the posts each matched) and the work of matching them grow with their
+// number, length and words, and a body of a megabyte could otherwise ask
+// about ten keywords of 50,000 characters each.
+const (
+	// MaxKeywords is how many keywords one query holds, as a saved
+	// search's keywords.
+	MaxKeywords = 10
+	// MaxKeywordLength is the most characters of a keyword, as a pronet
+	// keyword search's (the searches that collect the pool).
+	MaxKeywordLength = 100
+	// MaxKeywordWords is the most words of a keyword (as Hits cuts them):
+	// a phrase is matched by its words' positions, each word's list read.
+	MaxKeywordWords = 10
+)
+
+// KeywordProblem says why a query may not ask about keyword (trimmed, not
+// empty), or "" when it may.
+func KeywordProblem(keyword string) string {
+	if n := utf8.RuneCountInString(keyword); n > MaxKeywordLength {
+		return fmt.Sprintf("has %d characters; at most %d are allowed", n, MaxKeywordLength)
+	}
+	if n := len(Words(keyword)); n > MaxKeywordWords {
+		return fmt.Sprintf("has %d words; at most %d are allowed", n, MaxKeywordWords)
+	}
+	return ""
 }
 
 // MinHits is the number of keyword occurrences a post needs.

@@ -1,6 +1,9 @@
 package mapping
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestHits(t *testing.T) {
 	for _, tc := range []struct {
@@ -63,4 +66,21 @@ func FuzzParsers(f *testing.F) {
 			t.Fatal("negative hits")
 		}
 	})
+}
+
+// A keyword is bounded by its characters (not bytes) and its words as
+// Hits cuts them.
+func TestKeywordProblem(t *testing.T) {
+	for keyword, ok := range map[string]bool{
+		"revops":                                      true,
+		strings.Repeat("é", MaxKeywordLength):         true,
+		strings.Repeat("é", MaxKeywordLength+1):       false,
+		strings.Repeat("a ", MaxKeywordWords-1) + "a": true,
+		strings.Repeat("a-", MaxKeywordWords) + "a":   false,
+		strings.Repeat("#", MaxKeywordLength):         true,
+	} {
+		if got := KeywordProblem(keyword); (got == "") != ok {
+			t.Errorf("KeywordProblem(%q) = %q, want ok %v", keyword, got, ok)
+		}
+	}
 }

@@ -43,10 +43,6 @@ func (s *Store) PreparedBatches() int {
 	return len(s.stmts.ready)
 }
 
-// LimitKeywordMatches sets how many post ids this process's keyword
-// matches may hold.
-func (s *Store) LimitKeywordMatches(ids int) { s.matches.limit = ids }
-
 // AfterMatchFill runs f between asking the keyword index and bringing
 // what it said up to date.
 func (s *Store) AfterMatchFill(f func()) { s.afterMatchFill = f }

@@ -534,14 +534,14 @@ func TestKeywordMatchesEvicted(t *testing.T) {
 	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			f := newMappingFixture(t, engine)
-			f.s.LimitKeywordMatches(1)
-			checkOracle(t, f.s, "one post id kept")
+			f.s.SetKeywordMatchBudget(1)
+			checkOracle(t, f.s, "one byte kept")
 			q := mapping.Query{Keywords: []string{"revops"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
 			if _, total, err := f.s.SocialMapping(context.Background(), q, mapNow, noLimit); err != nil || total == 0 {
 				t.Fatalf("revops: %d people, %v", total, err)
 			}
-			if entries, ids := f.s.KeywordMatchesHeld(); entries != 1 || ids == 0 {
-				t.Errorf("%d entries of %d post ids held, want only the last query's one", entries, ids)
+			if held := f.s.KeywordMatchesHeld(); held.Entries != 1 || held.Posts == 0 {
+				t.Errorf("%d entries of %d post ids held, want only the last query's one", held.Entries, held.Posts)
 			}
 		})
 	}
@@ -728,7 +728,7 @@ func TestWarmKeywordMatches(t *testing.T) {
 			if asked, err := f.s.WarmKeywordMatches(ctx); err != nil || asked != 3 {
 				t.Fatalf("asked about %d keywords, %v; want the topics' 3", asked, err)
 			}
-			if entries, _ := f.s.KeywordMatchesHeld(); entries != 3 {
+			if entries := f.s.KeywordMatchesHeld().Entries; entries != 3 {
 				t.Errorf("%d entries held, want 3", entries)
 			}
 			asked := 0

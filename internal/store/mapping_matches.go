@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"container/list"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -37,11 +38,25 @@ import (
 type keywordMatches struct {
 	copyState
 	entries map[string]*matchEntry
-	// ids is how many post ids the entries hold, at most bound() but for
-	// the entries of the query being answered; limit, when set (tests),
-	// is the bound instead of maxMatchIDs.
-	ids, limit int
-	// uses numbers the lookups, to evict the least recently used entry.
+	// order links the entries, the most recently used at the front, so
+	// that finding the least recently used costs nothing however many
+	// entries there are.
+	order list.List
+	// byWord finds the entries by their word (matchEntry.word), and held
+	// are those that hold posts: after changes, a lookup visits the
+	// entries whose word a changed text has and those that may hold a
+	// changed post, never the others (most of a full cache can be
+	// keywords that matched nothing).
+	byWord map[string][]*matchEntry
+	held   map[*matchEntry]struct{}
+	// bytes is about how much memory the entries take (matchEntry.size),
+	// ids how many post ids they hold.
+	bytes, ids int
+	// budget bounds bytes but for the entries of the lookup being
+	// answered (TRAWL_MAPPING_CACHE_BYTES); 0 is DefaultKeywordMatchBytes.
+	budget int
+	// uses numbers the lookups: an entry used by the current one is not
+	// evicted.
 	uses uint64
 	// indexAsks counts the times the index was asked, postingReads the
 	// times the posting lists were read (tests).
@@ -50,9 +65,11 @@ type keywordMatches struct {
 	atOnce int
 }
 
-// maxMatchIDs bounds the entries: 64 MiB of post ids. A typical query's
-// keywords match 10,000-40,000 posts each on the reference pool.
-const maxMatchIDs = 8 << 20
+// DefaultKeywordMatchBytes is the default budget of the entries: a
+// typical query's keywords match 10,000-40,000 posts each on the
+// reference pool (80-320 KB of ids an entry), so 64 MiB keeps a few
+// hundred of them.
+const DefaultKeywordMatchBytes = 64 << 20
 
 // maxChangedPosts is the most changed posts a lookup decides one by one;
 // after more (a bulk load) it forgets every entry, as refilling the few
@@ -89,6 +106,30 @@ type matchEntry struct {
 	query indexQuery
 	ids   []int64 // ascending
 	used  uint64
+	// key is query.key(), size what the entry was accounted as when it
+	// was last kept or changed, at its place in keywordMatches.order.
+	key  string
+	size int
+	at   *list.Element
+	// word is the keyword's longest word: a text without it does not
+	// mention the keyword (mapping.Words).
+	word string
+}
+
+// entryOverhead is about what an entry costs besides its strings and ids:
+// the map's slot, the entry, its place in the order, the query's slices.
+const entryOverhead = 320
+
+// footprint is about how many bytes the entry takes: what it matched
+// nothing for costs its key and query all the same, so an entry is
+// accounted for whatever it holds.
+func (e *matchEntry) footprint() int {
+	n := entryOverhead + len(e.key) + len(e.query.keyword) + len(e.query.text) + len(e.query.k.Pair) + len(e.word) +
+		8*cap(e.ids) + 8*len(e.query.k.Gaps)
+	for _, lex := range e.query.k.Lexemes {
+		n += 16 + len(lex)
+	}
+	return n
 }
 
 // postText is a post's text as an entry's refresh reads it; present is
@@ -167,11 +208,9 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 		}
 		return func(bool) {
 			if forget {
-				c.entries, c.ids = map[string]*matchEntry{}, 0
-			} else {
-				for _, e := range c.entries {
-					c.ids += e.decide(texts)
-				}
+				c.clear()
+			} else if len(texts) > 0 {
+				c.decideChanged(texts)
 			}
 			for key, e := range fills {
 				e.decide(late)
@@ -180,11 +219,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 			for key, e := range more {
 				c.put(key, e)
 			}
-			c.uses++
-			for _, q := range queries {
-				c.entries[q.key()].used = c.uses
-			}
-			c.evict()
+			c.lookedUp(queries)
 		}, nil
 	})
 	if err != nil {
@@ -346,13 +381,112 @@ func changedTexts(ctx context.Context, tx *sql.Tx, changed string, args []any) (
 	return texts, nil
 }
 
-// put keeps e under key, in place of any entry there.
+// put keeps e under key, in place of any entry there, as the most
+// recently used.
 func (c *keywordMatches) put(key string, e *matchEntry) {
 	if old, ok := c.entries[key]; ok {
-		c.ids -= len(old.ids)
+		c.drop(old)
 	}
+	e.key = key
+	for _, w := range mapping.Words(e.query.keyword) {
+		if len(w) > len(e.word) {
+			e.word = w
+		}
+	}
+	e.size = e.footprint() // of the key and word too
+	e.at = c.order.PushFront(e)
 	c.entries[key] = e
+	c.byWord[e.word] = append(c.byWord[e.word], e)
+	c.account(e)
+	c.bytes += e.size
 	c.ids += len(e.ids)
+}
+
+// drop forgets e.
+func (c *keywordMatches) drop(e *matchEntry) {
+	c.order.Remove(e.at)
+	delete(c.entries, e.key)
+	if same := slices.DeleteFunc(c.byWord[e.word], func(o *matchEntry) bool { return o == e }); len(same) > 0 {
+		c.byWord[e.word] = same
+	} else {
+		delete(c.byWord, e.word)
+	}
+	delete(c.held, e)
+	c.bytes -= e.size
+	c.ids -= len(e.ids)
+}
+
+// account notes whether e holds posts.
+func (c *keywordMatches) account(e *matchEntry) {
+	if len(e.ids) > 0 {
+		c.held[e] = struct{}{}
+	} else {
+		delete(c.held, e)
+	}
+}
+
+// use marks e as used by the lookup being answered.
+func (c *keywordMatches) use(e *matchEntry) {
+	e.used = c.uses
+	c.order.MoveToFront(e.at)
+}
+
+// lookedUp marks the entries of queries (all held) as used by the lookup
+// being answered, then evicts what is over the bound.
+func (c *keywordMatches) lookedUp(queries []indexQuery) {
+	c.uses++
+	for _, q := range queries {
+		c.use(c.entries[q.key()])
+	}
+	c.evict()
+}
+
+// decideChanged decides the changed posts for every entry: by their text
+// for the entries whose word one of them has, and for the others, which no
+// changed text mentions, by taking out the changed posts they held. The
+// entries that hold no post and whose word no text has are not visited.
+func (c *keywordMatches) decideChanged(texts []postText) {
+	decided := map[*matchEntry]bool{}
+	changed := make(map[int64]bool, len(texts))
+	for _, p := range texts {
+		changed[p.id] = true
+		if !p.present {
+			continue
+		}
+		for _, w := range mapping.Words(p.text) {
+			for _, e := range c.byWord[w] {
+				if !decided[e] {
+					c.redecide(e, func() int { return e.decide(texts) })
+					decided[e] = true
+				}
+			}
+		}
+	}
+	for e := range c.held {
+		if !decided[e] {
+			c.redecide(e, func() int { return e.forget(changed) })
+		}
+	}
+}
+
+// redecide runs decide on e's posts and accounts for what it gained or
+// lost.
+func (c *keywordMatches) redecide(e *matchEntry, decide func() int) {
+	held := cap(e.ids)
+	c.ids += decide()
+	c.account(e)
+	if cap(e.ids) != held {
+		size := e.footprint()
+		c.bytes += size - e.size
+		e.size = size
+	}
+}
+
+// clear forgets every entry.
+func (c *keywordMatches) clear() {
+	c.entries, c.bytes, c.ids = map[string]*matchEntry{}, 0, 0
+	c.byWord, c.held = map[string][]*matchEntry{}, map[*matchEntry]struct{}{}
+	c.order.Init()
 }
 
 // decide puts each changed post in the entry when its text mentions the
@@ -374,29 +508,38 @@ func (e *matchEntry) decide(texts []postText) int {
 	return n
 }
 
-// bound is the most post ids the entries hold.
-func (c *keywordMatches) bound() int {
-	if c.limit > 0 {
-		return c.limit
+// forget takes the changed posts out of the entry, when none of their
+// texts mentions the keyword; it returns how many ids the entry gained
+// (so, lost).
+func (e *matchEntry) forget(changed map[int64]bool) int {
+	n := len(e.ids)
+	if len(e.ids) <= len(changed) {
+		e.ids = slices.DeleteFunc(e.ids, func(id int64) bool { return changed[id] })
+		return len(e.ids) - n
 	}
-	return maxMatchIDs
+	for id := range changed {
+		if i, in := slices.BinarySearch(e.ids, id); in {
+			e.ids = slices.Delete(e.ids, i, i+1)
+		}
+	}
+	return len(e.ids) - n
 }
 
-// evict drops the least recently used entries while they hold more than
-// the bound, never those of the lookup being answered.
+// bound is the most bytes the entries take.
+func (c *keywordMatches) bound() int {
+	return cmp.Or(c.budget, DefaultKeywordMatchBytes)
+}
+
+// evict drops the least recently used entries while they take more than
+// the bound, never those of the lookup being answered (they are at the
+// front of the order).
 func (c *keywordMatches) evict() {
-	for c.ids > c.bound() {
-		var oldest *matchEntry
-		for _, e := range c.entries {
-			if e.used < c.uses && (oldest == nil || e.used < oldest.used) {
-				oldest = e
-			}
-		}
-		if oldest == nil {
+	for c.bytes > c.bound() {
+		back := c.order.Back()
+		if back == nil || back.Value.(*matchEntry).used == c.uses {
 			return
 		}
-		delete(c.entries, oldest.query.key())
-		c.ids -= len(oldest.ids)
+		c.drop(back.Value.(*matchEntry))
 	}
 }
 
@@ -430,6 +573,9 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 			continue
 		}
 		for _, keyword := range slices.Concat(d.Keywords, d.KeywordsAnd) {
+			if mapping.KeywordProblem(strings.TrimSpace(keyword)) != "" {
+				continue // no query may ask about it
+			}
 			if k := s.planKeyword(keyword); k.Kind != mapping.KeywordNone {
 				q := s.indexQuery(keyword, k, 1)
 				if !seen[q.key()] {
@@ -450,7 +596,7 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 	asked := 0
 	for batch := range slices.Chunk(queries, 16) {
 		c.mu.RLock()
-		full := c.ids >= c.bound()/2
+		full := c.bytes >= c.bound()/2
 		c.mu.RUnlock()
 		if full {
 			break
@@ -463,12 +609,30 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 	return asked, nil
 }
 
-// KeywordMatchesHeld is how many entries of keyword matches this process
-// keeps, and how many post ids they hold (at most 8 Mi, 64 MiB).
-func (s *Store) KeywordMatchesHeld() (entries, ids int) {
-	s.matches.mu.RLock()
-	defer s.matches.mu.RUnlock()
-	return len(s.matches.entries), s.matches.ids
+// KeywordMatches is what this process's keyword matches hold.
+type KeywordMatches struct {
+	// Entries is how many keywords (at a strength) are kept, Posts how
+	// many post ids they hold, Bytes about how much memory they take, at
+	// most Budget but for the entries of the lookup being answered.
+	Entries, Posts, Bytes, Budget int
+}
+
+// KeywordMatchesHeld is what this process's keyword matches hold.
+func (s *Store) KeywordMatchesHeld() KeywordMatches {
+	c := &s.matches
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return KeywordMatches{Entries: len(c.entries), Posts: c.ids, Bytes: c.bytes, Budget: c.bound()}
+}
+
+// SetKeywordMatchBudget bounds the memory this process's keyword matches
+// take, in bytes (TRAWL_MAPPING_CACHE_BYTES); 0 is
+// DefaultKeywordMatchBytes. The next lookup keeps to it.
+func (s *Store) SetKeywordMatchBudget(bytes int) {
+	c := &s.matches
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget = bytes
 }
 
 // TopicCreated is signalled when this process creates a topic: warming
@@ -486,7 +650,7 @@ func (s *Store) ForgetKeywordMatches() {
 	defer c.refresh.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries, c.ids = map[string]*matchEntry{}, 0
+	c.clear()
 }
 
 func readTexts(ctx context.Context, tx *sql.Tx, query string, args []any) ([]postText, error) {

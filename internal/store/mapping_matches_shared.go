@@ -90,9 +90,14 @@ func (s *Store) loadSharedMatches(ctx context.Context, tx *sql.Tx, queries []ind
 }
 
 // shareMatches stores entries filled from the index in a snapshot at log
-// position pos, in place of older ones.
+// position pos, in place of older ones. An entry that matched nothing is
+// not stored: GIN answers it in one probe of its index, and a stream of
+// keywords no post mentions would otherwise fill the table.
 func (s *Store) shareMatches(ctx context.Context, fills map[string]*matchEntry, pos uint64) error {
 	for _, e := range fills {
+		if len(e.ids) == 0 {
+			continue
+		}
 		if _, err := s.db.ExecContext(ctx,
 			`INSERT INTO mapping_keyword_matches (key, position, ids) VALUES ($1, $2, $3)
 			 ON CONFLICT (key) DO UPDATE SET position = excluded.position, ids = excluded.ids
@@ -105,13 +110,19 @@ func (s *Store) shareMatches(ctx context.Context, fills map[string]*matchEntry, 
 }
 
 // pruneSharedMatches deletes the stored entries that the log was pruned
-// past.
+// past, then the oldest (by position) while they weigh more than a
+// process's budget of keyword matches: no process could hold more of them.
 func (s *Store) pruneSharedMatches(ctx context.Context) error {
 	if !s.sharesMatches() {
 		return nil
 	}
 	if _, err := s.db.ExecContext(ctx,
 		`DELETE FROM mapping_keyword_matches WHERE position <= (SELECT upto::text::bigint FROM mapping_posts_log_pruned)`); err != nil {
+		return fmt.Errorf("store: prune shared keyword matches: %w", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM mapping_keyword_matches WHERE key IN (
+		SELECT key FROM (SELECT key, SUM(octet_length(key) + octet_length(ids)) OVER (ORDER BY position DESC, key) AS upto
+		  FROM mapping_keyword_matches) newest WHERE upto > $1)`, s.KeywordMatchesHeld().Budget); err != nil {
 		return fmt.Errorf("store: prune shared keyword matches: %w", err)
 	}
 	return nil

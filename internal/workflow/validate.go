@@ -272,7 +272,8 @@ func (c *check) inputs(at string, spec action.Spec, in map[string]any) {
 }
 
 // secrets checks that a secret input names existing secrets: a string, or
-// an object whose values are names.
+// an object whose values are names (http_request's secret_headers). A
+// name is checked when the workflow is saved, not first when it runs.
 func (c *check) secrets(ptr string, val any) {
 	names := map[string]string{}
 	switch v := val.(type) {
@@ -287,6 +288,10 @@ func (c *check) secrets(ptr string, val any) {
 	}
 	for _, p := range sortedKeys(names) {
 		name := names[p]
+		if hasTemplate(name) {
+			c.add(strings.TrimPrefix(p, c.root), "must name a secret literally; templates are not allowed here")
+			continue
+		}
 		if !c.exists("secret", func() (bool, error) { return c.look.SecretExists(c.ctx, name) }) {
 			c.add(strings.TrimPrefix(p, c.root), "names no secret of this account (%q); create it with POST /v1/secrets", name)
 		}

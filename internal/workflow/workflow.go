@@ -103,6 +103,20 @@ func (d Definition) TriggerKind() string {
 	return d.Trigger.Kind
 }
 
+// TriggerEndpoint names the API endpoint whose data the trigger feeds into
+// executions ("" for none): a key may arm the trigger only if it may call
+// the endpoint.
+func (d Definition) TriggerEndpoint() string {
+	if d.TriggerKind() == TriggerEngagement {
+		return "GET /v1/topics/{id}/engagements"
+	}
+	return ""
+}
+
+// SearchLinkEndpoint is the endpoint whose data a link to a saved search
+// feeds into executions (its results), as TriggerEndpoint.
+const SearchLinkEndpoint = "GET /v1/searches/{id}/results"
+
 // Workflow is an account's automation.
 type Workflow struct {
 	ID          string

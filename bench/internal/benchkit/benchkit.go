@@ -83,12 +83,12 @@ func Database(ctx context.Context, engine, postgresURL, name string, keep bool) 
 // base URL and a function that stops it. Rate limits are off: a benchmark
 // is one key making thousands of requests a minute.
 func Serve(st *store.Store) (string, func(), error) {
-	cfg := &config.Config{
-		Addr: "127.0.0.1:0", DataDir: os.TempDir(), DatabaseURL: "unused",
-		RateLimitStarter: 1 << 30, RateLimitEnterprise: 1 << 30, RateLimitCustom: 1 << 30,
-		CreditsStarter: 1000, CreditsEnterprise: 25000, CreditsCustom: 100000,
-		MicroblogHosts: []string{"x.com", "twitter.com"}, PronetHosts: []string{"linkedin.com"},
+	cfg, err := config.Default()
+	if err != nil {
+		return "", nil, err
 	}
+	cfg.Addr, cfg.DataDir, cfg.DatabaseURL = "127.0.0.1:0", os.TempDir(), "unused"
+	cfg.RateLimitStarter, cfg.RateLimitEnterprise, cfg.RateLimitCustom = 1<<30, 1<<30, 1<<30
 	// Access logs are encoded as in production, then dropped.
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: time.Now})

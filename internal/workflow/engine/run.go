@@ -362,17 +362,23 @@ func (r *run) fail(ctx context.Context, st workflow.Step, se *workflow.StepError
 // the execution (then its record is committed before anything depends on
 // it).
 func (r *run) complete(ctx context.Context, st workflow.Step, output any, effect bool) (workflow.Step, error) {
+	st = r.completed(st, output)
+	if effect {
+		return st, r.save(ctx, st, nil)
+	}
+	r.later(st)
+	return st, nil
+}
+
+// completed is the record of a step that completed with output.
+func (r *run) completed(st workflow.Step, output any) workflow.Step {
 	now := r.e.Now()
 	st.Status, st.Output, st.EndedAt, st.Error, st.ResumeAt = workflow.StepCompleted, output, &now, nil, nil
 	if st.StartedAt == nil {
 		st.StartedAt = &now
 	}
 	st.MappedOutput = r.mapped(st.StepID, output)
-	if effect {
-		return st, r.save(ctx, st, nil)
-	}
-	r.later(st)
-	return st, nil
+	return st
 }
 
 // mapped flattens the step's output into the execution's columns.
@@ -552,7 +558,8 @@ func (r *run) lastOutput(body map[string]bool, path string) any {
 }
 
 // call runs an action through its executor, with the step's retries and
-// time limit, charging its cost once as it starts.
+// time limit, charging its cost once: as it starts, or with its output
+// (action.Spec.CreditPer).
 func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st workflow.Step, input map[string]any) (workflow.Step, error) {
 	exec, ok := r.e.Executors[a.Kind]
 	if !ok {
@@ -561,20 +568,7 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 	if st.Status != workflow.StepRunning {
 		now := r.e.Now()
 		st.Status, st.StartedAt = workflow.StepRunning, &now
-		var charge *store.Charge
-		if spec.CreditCost > 0 {
-			alloc, err := r.e.Allocation(ctx, r.x.AccountID)
-			if err != nil {
-				return st, err
-			}
-			charge = &store.Charge{AccountID: r.x.AccountID, Feature: credits.WorkflowExecution, Amount: spec.CreditCost,
-				Allocation: alloc, Reference: r.x.ID + "/" + st.Key}
-		}
-		if err := r.save(ctx, st, charge); err != nil {
-			if insufficient(err) {
-				return st, r.fail(ctx, st, &workflow.StepError{Code: "INSUFFICIENT_CREDITS",
-					Message: fmt.Sprintf("the account cannot pay the %d credits of %s", spec.CreditCost, a.Kind)})
-			}
+		if err := r.charged(ctx, st, a.Kind, spec.UpfrontCost()); err != nil {
 			return st, err
 		}
 	}
@@ -602,6 +596,12 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 					return st, r.fail(ctx, st, &workflow.StepError{Code: "OUTPUT_MISMATCH", Message: msg})
 				}
 			}
+			if cost := spec.ResultCost(out); cost > 0 {
+				// Paid with the record of its output, as the endpoint
+				// it stands for charges what it returned.
+				done := r.completed(st, out)
+				return done, r.charged(ctx, done, a.Kind, cost)
+			}
 			return r.complete(ctx, st, out, true)
 		}
 		if ctx.Err() != nil {
@@ -621,6 +621,28 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 			return st, err
 		}
 	}
+}
+
+// charged saves a step's record with a charge of cost credits (none when
+// 0), in one write; a balance that cannot pay fails the step instead.
+func (r *run) charged(ctx context.Context, st workflow.Step, kind string, cost int64) error {
+	var charge *store.Charge
+	if cost > 0 {
+		alloc, err := r.e.Allocation(ctx, r.x.AccountID)
+		if err != nil {
+			return err
+		}
+		charge = &store.Charge{AccountID: r.x.AccountID, Feature: credits.WorkflowExecution, Amount: cost,
+			Allocation: alloc, Reference: r.x.ID + "/" + st.Key}
+	}
+	err := r.save(ctx, st, charge)
+	if insufficient(err) {
+		// An unpaid output is not kept, as the endpoint returns none.
+		st.Output, st.MappedOutput = nil, nil
+		return r.fail(ctx, st, &workflow.StepError{Code: "INSUFFICIENT_CREDITS",
+			Message: fmt.Sprintf("the account cannot pay the %d credits of %s", cost, kind)})
+	}
+	return err
 }
 
 // outputProblems says how an output breaks its action's output schema
