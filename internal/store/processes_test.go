@@ -159,6 +159,20 @@ func TestGoneOwnersClaimsAreTakenOver(t *testing.T) {
 		if got := leaseOwner(t, b, "searches", claimed); got != b.ProcessID() {
 			t.Fatalf("taken-over search's lease_owner = %q, want B's %q", got, b.ProcessID())
 		}
+		if engine == store.Postgres {
+			// A was only slow: it claims once more, then dies without
+			// beating again. Its claim has no process row to grow stale.
+			late := newSearch("late")
+			if got := claimSearches(a); !slices.Equal(got, []string{late}) {
+				t.Fatalf("slow A claimed %v, want [%s]", got, late)
+			}
+			if handed, err := b.Beat(ctx, clk.Now(), timeout); err != nil || handed != 1 {
+				t.Fatalf("B's beat after A's claim without a process row handed back %d, %v; want 1", handed, err)
+			}
+			if got := claimSearches(b); !slices.Equal(got, []string{late}) {
+				t.Fatalf("B claimed %v, want [%s]", got, late)
+			}
+		}
 	})
 }
 
