@@ -45,3 +45,30 @@ func TestKickIsNotSwallowedByATick(t *testing.T) {
 		t.Fatalf("two kicks inserted %d jobs beside %d ticks, want 2", got, ticks)
 	}
 }
+
+// TestWorkBeginRunsBeforeEachJob: the hook that adopts claims
+// (store.AdoptJob) sees every job this process starts, with its kind and
+// arguments.
+func TestWorkBeginRunsBeforeEachJob(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t, store.SQLite, nil)
+	began := make(chan string, 10)
+	runner, err := jobs.New(jobs.Config{Store: s, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: time.Now,
+		TickInterval: time.Hour, Work: true, Workers: 1,
+		WorkBegin: func(_ context.Context, kind string, _ []byte) error { began <- kind; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer runner.Stop(ctx)
+	if err := runner.Kick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for kind := range began {
+		if kind == (jobs.KickArgs{}).Kind() {
+			return
+		}
+	}
+}
