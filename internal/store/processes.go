@@ -181,10 +181,11 @@ func (s *Store) reap(ctx context.Context, tx *sql.Tx, owner string, now int64) (
 }
 
 // handBack makes the claims that match ownerCond (owner is its $2, when
-// not empty) due at now and ownerless, and cancels the River jobs their
-// owner was running: the due-work scans enqueue that work again, and the
-// stale jobs would only repeat it (an hour later, when River's rescuer
-// got to them). It answers how many claims and jobs it handed back.
+// not empty) due at now and ownerless, and makes the River jobs their
+// owner was running available again at once instead of when River's
+// rescuer gets to them: a job may work on a claim another, live process
+// holds (a post whose discovery enqueued its hydration). It answers how
+// many claims and jobs it handed back.
 func (s *Store) handBack(ctx context.Context, tx *sql.Tx, ownerCond, owner string, now int64) (int64, error) {
 	args := []any{now}
 	if owner != "" {
@@ -203,34 +204,36 @@ func (s *Store) handBack(ctx context.Context, tx *sql.Tx, ownerCond, owner strin
 		n, _ := res.RowsAffected()
 		total += n
 	}
-	n, err := s.cancelRunningJobs(ctx, tx, owner, now)
+	n, err := s.retryRunningJobs(ctx, tx, owner, now)
 	if err != nil {
 		return 0, err
 	}
 	return total + n, nil
 }
 
-// cancelRunningJobs finalizes the River jobs that owner's client was
-// running (every running job when owner is empty, on SQLite at start).
-func (s *Store) cancelRunningJobs(ctx context.Context, tx *sql.Tx, owner string, now int64) (int64, error) {
+// retryRunningJobs makes the River jobs that owner's client was running
+// available now (every running job when owner is empty, on SQLite at
+// start). Each is idempotent: a run the scans also enqueue again stores
+// nothing twice, and an execution's job whose claim was taken over stops.
+func (s *Store) retryRunningJobs(ctx context.Context, tx *sql.Tx, owner string, now int64) (int64, error) {
 	var (
 		res sql.Result
 		err error
 	)
 	switch {
 	case s.dialect == SQLite && owner == "":
-		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1 WHERE state = 'running'`,
+		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'available', scheduled_at = $1 WHERE state = 'running'`,
 			sqliteRiverTime(now))
 	case s.dialect == SQLite:
-		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1
+		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'available', scheduled_at = $1
 			WHERE state = 'running' AND attempted_by ->> '$[#-1]' = $2`, sqliteRiverTime(now), owner)
 	default:
 		// attempted_by lists the clients of every attempt, the current last.
-		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = $1
+		res, err = tx.ExecContext(ctx, `UPDATE river_job SET state = 'available', scheduled_at = $1
 			WHERE state = 'running' AND attempted_by[array_upper(attempted_by, 1)] = $2`, fromMS(now), owner)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("cancel running jobs of a gone process: %w", err)
+		return 0, fmt.Errorf("retry running jobs of a gone process: %w", err)
 	}
 	return res.RowsAffected()
 }
