@@ -133,7 +133,7 @@ func (s *Store) Beat(ctx context.Context, now time.Time, timeout time.Duration) 
 		}
 		// A process declared dead while it was only slow may have claimed
 		// more before it died without beating again: owners without a row.
-		rows, err = tx.QueryContext(ctx, rowlessOwnersSQL)
+		rows, err = tx.QueryContext(ctx, rowlessOwnersSQL())
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func (s *Store) Beat(ctx context.Context, now time.Time, timeout time.Duration) 
 
 // rowlessOwnersSQL finds the owners of claims in flight that have no row
 // in processes (the partial indexes on lease_owner hold only those claims).
-var rowlessOwnersSQL = func() string {
+func rowlessOwnersSQL() string {
 	q := `SELECT DISTINCT CAST(o.lease_owner AS TEXT) FROM (`
 	for i, c := range claimTables {
 		if i > 0 {
@@ -168,7 +168,7 @@ var rowlessOwnersSQL = func() string {
 		q += `SELECT DISTINCT lease_owner FROM ` + c.table + ` WHERE lease_owner IS NOT NULL`
 	}
 	return q + `) o WHERE NOT EXISTS (SELECT 1 FROM processes p WHERE p.id = o.lease_owner)`
-}()
+}
 
 // reap hands back the claims and running jobs of owner and forgets it.
 func (s *Store) reap(ctx context.Context, tx *sql.Tx, owner string, now int64) (int64, error) {
