@@ -215,8 +215,15 @@ func TestWebhookSlowBody(t *testing.T) {
 }
 
 func TestLimitSettingsAreValidated(t *testing.T) {
+	assertSettingsRefused(t, map[string]string{"TRAWL_WEBHOOK_MAX_BODY": "100", "TRAWL_READ_TIMEOUT": "1ms", "TRAWL_WRITE_TIMEOUT": "0s"})
+}
+
+// assertSettingsRefused checks that each bad value, set alone, stops the
+// start with an error naming its variable.
+func assertSettingsRefused(t *testing.T, bad map[string]string) {
+	t.Helper()
 	env := serverEnv(t, store.SQLite, nil)
-	for k, v := range map[string]string{"TRAWL_WEBHOOK_MAX_BODY": "100", "TRAWL_READ_TIMEOUT": "1ms", "TRAWL_WRITE_TIMEOUT": "0s"} {
+	for k, v := range bad {
 		getenv := func(name string) string {
 			if name == k {
 				return v
