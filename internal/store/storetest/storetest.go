@@ -23,6 +23,11 @@ import (
 // PostgresEnv names the variable that enables the PostgreSQL runs.
 const PostgresEnv = "TRAWL_TEST_POSTGRES_URL"
 
+// SQLiteSynchronousEnv, when set (normal or full), is the synchronous
+// parameter of the SQLite databases made here, so that a benchmark can be
+// run under both and compared; unset, they run on the store's default.
+const SQLiteSynchronousEnv = "TRAWL_TEST_SQLITE_SYNCHRONOUS"
+
 // Engines lists the engines the suite runs on here.
 func Engines() []store.Dialect {
 	if os.Getenv(PostgresEnv) != "" {
@@ -37,7 +42,11 @@ func Engines() []store.Dialect {
 func DatabaseURL(t testing.TB, engine store.Dialect) string {
 	t.Helper()
 	if engine == store.SQLite {
-		return "sqlite://" + filepath.Join(t.TempDir(), "trawl.db")
+		u := "sqlite://" + filepath.Join(t.TempDir(), "trawl.db")
+		if v := os.Getenv(SQLiteSynchronousEnv); v != "" {
+			u += "?synchronous=" + url.QueryEscape(v)
+		}
+		return u
 	}
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
