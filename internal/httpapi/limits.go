@@ -35,6 +35,22 @@ func (s *Server) boundBody(_ *huma.OpenAPI, op *huma.Operation) {
 	// body of exactly the limit through.
 	op.MaxBodyBytes = limit + 1
 	op.BodyReadTimeout = s.cfg.ReadTimeout
+	documentBodyErrors(op)
+}
+
+// documentBodyErrors declares the two answers every operation with a body
+// may give before its handler runs, 413 and 408, in the error shape its
+// other errors have, so that the document says what clients can meet.
+func documentBodyErrors(op *huma.Operation) {
+	bad, ok := op.Responses[strconv.Itoa(http.StatusBadRequest)]
+	if op.RequestBody == nil || !ok {
+		return
+	}
+	for _, status := range []int{http.StatusRequestEntityTooLarge, http.StatusRequestTimeout} {
+		if _, declared := op.Responses[strconv.Itoa(status)]; !declared {
+			op.Responses[strconv.Itoa(status)] = &huma.Response{Description: http.StatusText(status), Content: bad.Content}
+		}
+	}
 }
 
 // refuseLargeBody answers 413 at once to a body whose declared length is

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -52,5 +53,37 @@ func TestWriteTimeoutSparesLongAnswers(t *testing.T) {
 				t.Fatalf("answer cut short: %q, %v", body, err)
 			}
 		})
+	}
+}
+
+// Every operation that takes a body says in the document that it may
+// answer 413 and 408: both come before its handler, from any route.
+func TestBodyErrorsAreDocumented(t *testing.T) {
+	ts := newDocsServer(t)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody any                        `json:"requestBody"`
+			Responses   map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(getDocs(t, ts, http.MethodGet, "/openapi.json", true).body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	withBody := 0
+	for p, ops := range doc.Paths {
+		for method, op := range ops {
+			if op.RequestBody == nil {
+				continue
+			}
+			withBody++
+			for _, status := range []string{"413", "408"} {
+				if _, ok := op.Responses[status]; !ok {
+					t.Errorf("%s %s takes a body but does not document %s", strings.ToUpper(method), p, status)
+				}
+			}
+		}
+	}
+	if withBody < 20 {
+		t.Errorf("only %d operations with a body were found; the document was not read as expected", withBody)
 	}
 }
