@@ -325,7 +325,7 @@ func TestLiveLookups(t *testing.T) {
 				code               string
 			}{
 				{"/v1/profile/enrich", "profileUrl", "https://www.linkedin.com/in/missing-x", 404, "NOT_FOUND"},
-				{"/v1/profile/enrich", "profileUrl", "https://www.linkedin.com/in/error-x", 502, "UPSTREAM_ERROR"},
+				{"/v1/profile/enrich", "profileUrl", "https://www.linkedin.com/in/error-x", 500, "UPSTREAM_ERROR"},
 				{"/v1/profile/enrich", "profileUrl", "https://www.linkedin.com/in/ratelimited-x", 429, "RATE_LIMITED"},
 				{"/v1/profile/posts", "profileUrl", "https://www.linkedin.com/in/missing-x", 404, "NOT_FOUND"},
 				{"/v1/profile/posts", "profileUrl", "https://www.linkedin.com/in/ratelimited-x", 429, "RATE_LIMITED"},
@@ -337,6 +337,9 @@ func TestLiveLookups(t *testing.T) {
 				if e == nil || e.Status != c2.status || e.Code != c2.code || e.Message == "" {
 					t.Errorf("%s %s = %d %s, want %d %s", c2.path, c2.value, r.Status, r.Body, c2.status, c2.code)
 					continue
+				}
+				if got := r.Header.Get("x-spent-credits"); got != "0" {
+					t.Errorf("%s %s: x-spent-credits = %q, want 0 on an answer that charged nothing", c2.path, c2.value, got)
 				}
 				if e.Status == 429 {
 					if secs, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || secs < 1 {
@@ -380,8 +383,8 @@ func TestLiveLookups(t *testing.T) {
 				if e == nil || e.Status != 400 || e.Code != "VALIDATION_ERROR" || !e.HasField(b.field) {
 					t.Errorf("%s %s = %d %s, want 400 naming %s", b.path, b.body, r.Status, r.Body, b.field)
 				}
-				if r.Header.Get("x-spent-credits") != "" {
-					t.Errorf("%s %s: an error carries x-spent-credits", b.path, b.body)
+				if got := r.Header.Get("x-spent-credits"); got != "0" {
+					t.Errorf("%s %s: x-spent-credits = %q, want 0 on a refused request", b.path, b.body, got)
 				}
 			}
 			r := post(t, c, "/v1/profile/posts", `{"profileUrl": `)

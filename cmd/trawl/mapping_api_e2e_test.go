@@ -236,8 +236,8 @@ func testMappingValidation(t *testing.T, c *client.Client) {
 				t.Errorf("%s %s = %d %s, want 400 naming %s", path, tc.body, r.Status, r.Body, tc.field)
 				continue
 			}
-			if r.Header.Get("x-spent-credits") != "" {
-				t.Errorf("%s %s: a 400 carries x-spent-credits", path, tc.body)
+			if got := r.Header.Get("x-spent-credits"); got != "0" {
+				t.Errorf("%s %s: x-spent-credits = %q, want 0 on a 400", path, tc.body, got)
 			}
 		}
 		r := post(t, c, path, `{"engaged_with_keywords": `)
@@ -320,8 +320,8 @@ func testMappingBoundedKeywords(t *testing.T, ts *testServer) {
 			t.Errorf("the 400 does not name %s", field)
 		}
 	}
-	if r.Header.Get("x-spent-credits") != "" {
-		t.Error("a 400 carries x-spent-credits")
+	if got := r.Header.Get("x-spent-credits"); got != "0" {
+		t.Errorf("a 400: x-spent-credits = %q, want 0", got)
 	}
 	// One bad keyword among good ones is named by its index, in either body.
 	long, wordy := random(101), strings.Repeat("go ", 10)+"go"

@@ -454,7 +454,7 @@ func TestConcurrentCreationsSpendExactlyTheBalance(t *testing.T) {
 					t.Error(err)
 				case r.Status == 201 && r.Header.Get("x-spent-credits") == "1":
 					created.Add(1)
-				case r.Status == 403 && r.Err().Code == "INSUFFICIENT_CREDITS" && r.Header.Get("x-spent-credits") == "":
+				case r.Status == 403 && r.Err().Code == "INSUFFICIENT_CREDITS" && r.Header.Get("x-spent-credits") == "0":
 					poor.Add(1)
 				default:
 					t.Errorf("unexpected answer %d %s", r.Status, r.Body)

@@ -3,6 +3,9 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/credits"
 )
@@ -19,4 +22,33 @@ func (s *Server) spend(ctx context.Context, feature credits.Feature, amount int6
 		return 0, s.fail(ctx, fmt.Errorf("charge %s: %w", feature, err))
 	}
 	return amount, nil
+}
+
+// spentCreditsHeader is on every answer of a metered endpoint.
+const spentCreditsHeader = "x-spent-credits"
+
+// metaMetered marks an operation whose success answer declares
+// x-spent-credits.
+const metaMetered = "metered"
+
+// markMetered notes, as an operation is registered, whether it is metered:
+// its success answer declares the x-spent-credits header.
+func markMetered(_ *huma.OpenAPI, op *huma.Operation) {
+	for code, r := range op.Responses {
+		if _, ok := r.Headers[spentCreditsHeader]; ok && strings.HasPrefix(code, "2") {
+			op.Metadata[metaMetered] = true
+			return
+		}
+	}
+}
+
+// zeroSpentCredits puts x-spent-credits: 0 on every answer of a metered
+// endpoint before anything else runs, so that an answer that charged
+// nothing (a 404, a 429, an upstream failure, a refusal) still says so; an
+// answer that charged sets its own figure over it.
+func (s *Server) zeroSpentCredits(ctx huma.Context, next func(huma.Context)) {
+	if metered, _ := ctx.Operation().Metadata[metaMetered].(bool); metered {
+		ctx.SetHeader(spentCreditsHeader, "0")
+	}
+	next(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -208,7 +209,7 @@ func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput
 	wg.Wait()
 	for _, err := range []error{profileErr, pdlErr} {
 		if err != nil && !errors.Is(err, source.ErrNotFound) {
-			return nil, s.lookupFail(ctx, "profile", err)
+			return nil, enrichFailure(s.lookupFail(ctx, "profile", err))
 		}
 	}
 	if profileErr != nil && pdlErr != nil {
@@ -227,6 +228,18 @@ func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput
 // lookupFail maps an upstream failure to the error model, naming what was
 // looked up ("profile …", "post …") when it does not exist; nothing has been
 // charged by then.
+// enrichFailure answers an upstream failure of enrichment with 500, as the
+// spec's table for the endpoint says ("service error during profile
+// enrichment"), where the other lookups answer 502; the code stays
+// UPSTREAM_ERROR, which says whose failure it was.
+func enrichFailure(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.status == http.StatusBadGateway {
+		e.status = http.StatusInternalServerError
+	}
+	return err
+}
+
 func (s *Server) lookupFail(ctx context.Context, what string, err error) error {
 	if errors.Is(err, source.ErrNotFound) {
 		return notFound("The " + what).WithSuggestion("Check the URL or identifier; nothing was charged.")

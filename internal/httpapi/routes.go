@@ -62,7 +62,7 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodPost, "/v1/company/comments", "company-comments", "Live lookups", "Comments of a pronet post (1 credit per comment)",
 		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusBadGateway)), s.handleCompanyComments)
 	huma.Register(api, route(http.MethodPost, "/v1/profile/enrich", "profile-enrich", "Live lookups", "Enriched pronet profile (1 credit when found)",
-		withKey(auth.PermEnrichProfile), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleProfileEnrich)
+		withKey(auth.PermEnrichProfile), alsoErrors(http.StatusNotFound)), s.handleProfileEnrich)
 
 	// Microblog saved searches.
 	read, write := withKey(auth.PermSearchesRead), withKey(auth.PermSearchesWrite)

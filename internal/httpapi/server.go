@@ -89,8 +89,8 @@ func New(d Deps) *Server {
 	// Bodies are described exactly; a $schema member would be an unknown field.
 	hc.CreateHooks = nil
 	s.api = humago.New(mux, hc)
-	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody)
-	s.api.UseMiddleware(s.withServer, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)
+	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody, markMetered)
+	s.api.UseMiddleware(s.withServer, s.zeroSpentCredits, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
