@@ -143,9 +143,25 @@ func (s *Server) handleCreateWorkflow(ctx context.Context, in *createWorkflowInp
 }
 
 type listWorkflowsInput struct {
-	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
-	Offset int    `query:"offset" minimum:"0" maximum:"1000000000" default:"0" doc:"Workflows to skip, at most 1,000,000,000 (the deepest page of a list paged by number)."`
-	Status string `query:"status" enum:"DRAFT,PUBLISHED,draft,published" doc:"Only workflows in this status."`
+	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Workflows per page, 1-100."`
+	Offset   int    `query:"offset" minimum:"0" maximum:"1000000000" default:"0" doc:"Workflows to skip, at most 1,000,000,000 (the deepest page of a list paged by number)."`
+	Page     int    `query:"page" minimum:"1" maximum:"10000000" doc:"Alias of offset (give one of them): page number from 1, of limit workflows each."`
+	PageSize int    `query:"page_size" minimum:"1" maximum:"100" doc:"Alias of limit (give one of them)."`
+	Status   string `query:"status" enum:"DRAFT,PUBLISHED,draft,published" doc:"Only workflows in this status."`
+}
+
+// Resolve implements huma.Resolver: page and page_size, the list's aliases,
+// turned into offset and limit.
+func (in *listWorkflowsInput) Resolve(ctx huma.Context) []error {
+	var p problems
+	raw := queryOf(ctx)
+	if aliasGiven(raw, "limit", "page_size", &p) && in.PageSize >= 1 && in.PageSize <= 100 {
+		in.Limit = in.PageSize
+	}
+	if aliasGiven(raw, "offset", "page", &p) && in.Page >= 1 && in.Page <= maxPage {
+		in.Offset = (in.Page - 1) * in.Limit
+	}
+	return p.errs()
 }
 
 type workflowList struct {
