@@ -22,7 +22,7 @@ type stepOut struct {
 	Key          string              `json:"key" doc:"The step id, plus #i per enclosing loop item."`
 	StepName     *string             `json:"step_name"`
 	Operation    string              `json:"operation" doc:"The action kind."`
-	Status       string              `json:"status" enum:"pending,running,completed,failed,skipped"`
+	Status       string              `json:"status" enum:"pending,running,completed,failed,skipped" doc:"pending: not reached yet (the execution runs); skipped: never ran (a branch not taken, or after the execution failed or exited)."`
 	StartedAt    *string             `json:"started_at"`
 	EndedAt      *string             `json:"ended_at"`
 	DurationMS   *int64              `json:"duration_ms"`
@@ -50,7 +50,7 @@ type executionOut struct {
 	IsTest       bool              `json:"is_test"`
 	RerunOf      *string           `json:"rerun_of" doc:"The failed execution this one reran."`
 	Trigger      map[string]any    `json:"trigger" doc:"The event's payload."`
-	Steps        []stepOut         `json:"steps,omitempty" doc:"In the order they ran (GET of one execution)."`
+	Steps        []stepOut         `json:"steps,omitempty" doc:"GET of one execution: every step of the definition in the order the engine considers them, one record per loop item that reached a step; a step that has not run is pending while the execution runs and skipped once it has ended (after a failure, or on a branch not taken)."`
 }
 
 func duration(from time.Time, to *time.Time) *int64 {
@@ -72,6 +72,8 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 		out.RerunOf = &x.RerunOf
 	}
 	if steps != nil {
+		// Every step of the definition, those that never ran included.
+		steps = workflow.Timeline(x.Definition, x.Status, steps)
 		out.Steps = make([]stepOut, 0, len(steps))
 	}
 	for _, st := range steps {
@@ -86,6 +88,10 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 		}
 		if so.Attempts == nil {
 			so.Attempts = []workflow.Attempt{}
+		}
+		if so.Input == nil {
+			// A step that never resolved its inputs (skipped, pending).
+			so.Input = map[string]any{}
 		}
 		out.Steps = append(out.Steps, so)
 	}
