@@ -31,8 +31,8 @@ func jsonFormats() map[string]huma.Format {
 // whole number written 10.0 or 1e1 is read as 10 (integralNumbers): the
 // spec's fields are "number", and clients that keep them as floats send
 // them so. A value that does not fit its Go field is reported at its JSON
-// pointer in the API's words, never Go's ("cannot unmarshal number 10.5
-// into Go struct field postsBody.max_results of type int").
+// pointer in the API's words, never Go's ("cannot unmarshal number 1e25
+// into Go struct field Action.workflow.actions.timeout_ms of type int64").
 func decodeJSON(data []byte, v any) error {
 	data = integralNumbers(data)
 	err := json.Unmarshal(data, v)
