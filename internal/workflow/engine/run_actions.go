@@ -108,7 +108,7 @@ func (r *run) delay(ctx context.Context, st workflow.Step, in map[string]any) (w
 func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc scope, path string, in map[string]any) (workflow.Step, error) {
 	items, ok := in["items"].([]any)
 	if !ok {
-		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: fmt.Sprintf("items must be an array, got %T", in["items"])})
+		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: "items must be an array, got " + action.JSONTypeName(in["items"])})
 	}
 	if len(items) > action.MaxLoopItems {
 		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: fmt.Sprintf("items holds %d; at most %d", len(items), action.MaxLoopItems)})
