@@ -16,8 +16,10 @@ type Creator struct {
 	id              int64 // the person's
 	Person          mapping.Person
 	QualifyingPosts int
-	AvgEngagement   float64  // reactions + comments over their 10 most recent known posts
-	AvgDaysBetween  *float64 // between those posts; nil with fewer than 2
+	AvgEngagement   float64 // reactions + comments over their 10 most recent known posts
+	// AvgDaysBetween is the mean gap between those posts, 0 with fewer
+	// than 2: the spec gives a number, and no gap was measured.
+	AvgDaysBetween float64
 }
 
 // DiscoverCreators answers a creator query: the members who wrote pool
@@ -194,8 +196,7 @@ func (s *Store) authorStats(ctx context.Context, authors []int64) (map[int64]Cre
 			n := *v[0]
 			c.AvgEngagement = float64(*v[1]) / float64(n)
 			if n >= 2 {
-				days := float64(*v[2]-*v[3]) / float64(24*time.Hour/time.Millisecond) / float64(n-1)
-				c.AvgDaysBetween = &days
+				c.AvgDaysBetween = float64(*v[2]-*v[3]) / float64(24*time.Hour/time.Millisecond) / float64(n-1)
 			}
 		}
 		out[id] = c
