@@ -207,8 +207,7 @@ func (s *Server) handleSocialMapping(ctx context.Context, in *queryInput[mapping
 	results, total, err := s.store.SocialMapping(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
 	var broad *store.ErrQueryTooBroad
 	if errors.As(err, &broad) {
-		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad,
-			fmt.Sprintf("The query matches %d engagements, more than the %d one query may weigh.", broad.Engagements, broad.Limit)).
+		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad, tooBroadMessage(broad, "engagements", "of people its filters keep")).
 			WithSuggestion("Narrow it: fewer or more specific keywords, a higher engaged_with_topic_strength, fewer engaged_with_days, or firmographic filters.")
 	}
 	if err != nil {
@@ -254,6 +253,19 @@ func toMappingResult(r store.MappingResult, include func(string) bool) mappingRe
 		o.Engagement = &mappingEngagement{Type: r.EngagementType}
 	}
 	return o
+}
+
+// tooBroadMessage says what a refused query weighed: the engagements (or
+// authors) its filters leave, which is what the limit counts.
+func tooBroadMessage(e *store.ErrQueryTooBroad, what, kept string) string {
+	n := fmt.Sprint(e.Engagements)
+	if e.AtLeast {
+		n = "at least " + n
+	}
+	if e.Filtered {
+		what += " " + kept
+	}
+	return fmt.Sprintf("The query matches %s %s, more than the %d one query may weigh.", n, what, e.Limit)
 }
 
 // knownOrZero is a follower count as the results show it: the spec gives a
@@ -308,8 +320,7 @@ func (s *Server) handleDiscoverCreators(ctx context.Context, in *queryInput[crea
 	results, total, err := s.store.DiscoverCreators(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
 	var broad *store.ErrQueryTooBroad
 	if errors.As(err, &broad) {
-		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad,
-			fmt.Sprintf("The query matches %d authors, more than the %d one query may weigh.", broad.Engagements, broad.Limit)).
+		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad, tooBroadMessage(broad, "authors", "its filters keep")).
 			WithSuggestion("Narrow it: fewer or more specific keywords, a higher posted_about_topic_strength, fewer posted_about_days, or firmographic filters.")
 	}
 	if err != nil {

@@ -35,21 +35,22 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
-	if len(byAuthor) > maxCandidates {
-		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(byAuthor)), Limit: maxCandidates}
-	}
 	// In no order: the sort by count below leaves the authors of one count
 	// in any order, and those the page spans are sorted fully.
 	authors := make([]int64, 0, len(byAuthor))
 	for id := range byAuthor {
 		authors = append(authors, id)
 	}
+	// The limit weighs the authors the filters leave (filterPeople checks
+	// it), so that narrowing a query by them helps.
 	if !q.Filters.Empty() {
-		keep, err := s.filterPeople(ctx, authors, q.Filters)
+		keep, err := s.filterPeople(ctx, authors, q.Filters, maxCandidates)
 		if err != nil {
 			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 		}
 		authors = slices.DeleteFunc(authors, func(id int64) bool { return !keep.has(id) })
+	} else if len(authors) > maxCandidates {
+		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(authors)), Limit: maxCandidates}
 	}
 	all := make([]Creator, len(authors))
 	for i, id := range authors {
