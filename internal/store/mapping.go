@@ -103,14 +103,15 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
 	defer func() { s.hitLists.put(&hits.list) }()
-	steps.Engagements, steps.Kept, steps.People, steps.PerPerson, lap = count.all, count.kept, len(hits.list), time.Since(lap), time.Now()
+	kept := count.kept
+	steps.Engagements, steps.Kept, steps.People, steps.PerPerson, lap = count.all, kept, len(hits.list), time.Since(lap), time.Now()
 	// The limit weighs what the filters leave, so that narrowing a query
 	// by them, as the 422 advises, helps. The engagements of the people
 	// the folded columns pass are known already; those of the people Match
 	// must decide count once their rows are read, which only happens when
 	// the others fit.
 	limit := int64(maxCandidates)
-	if sure := count.kept - count.undecided; sure > limit {
+	if sure := kept - count.undecided; sure > limit {
 		return nil, 0, &ErrQueryTooBroad{Engagements: sure, Limit: maxCandidates, Filtered: filtering, AtLeast: count.undecided > 0}
 	}
 	defer func() { steps.Page = time.Since(lap) }()
@@ -132,14 +133,14 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 				p, ok := people[h.person]
 				drop := !admit.pass.has(h.person) && (!ok || !q.Filters.Match(p))
 				if drop {
-					count.kept -= int64(h.n)
+					kept -= int64(h.n)
 				}
 				return drop
 			})
 		}
 	}
-	if count.kept > limit {
-		return nil, 0, &ErrQueryTooBroad{Engagements: count.kept, Limit: maxCandidates, Filtered: filtering}
+	if kept > limit {
+		return nil, 0, &ErrQueryTooBroad{Engagements: kept, Limit: maxCandidates, Filtered: filtering}
 	}
 	list := hits.list
 	// Newest first; people of the same instant by URN, as the answer has

@@ -181,6 +181,7 @@ func (p idSet) keepCodes(col []uint32, memo []int8, test func(code uint32) bool)
 }
 
 // may tells whether person may pass: they pass, or Match must decide.
+// (personPass.add tests the same inline, each part once.)
 func (a *admission) may(person int64) bool {
 	return a.pass.has(person) || a.undecided.has(person) || person >= a.end
 }

@@ -8,9 +8,9 @@ import (
 	"slices"
 )
 
-// engagerHit is a person's latest qualifying engagement, and how many
-// qualifying engagements they made (n fits beside comment: a hit stays 32
-// bytes).
+// engagerHit is a person's latest qualifying engagement and, for a person
+// the filters have yet to decide, how many qualifying engagements they
+// made (n fits beside comment: a hit stays 32 bytes).
 type engagerHit struct {
 	person  int64
 	at      int64
@@ -69,6 +69,9 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admi
 		for _, e := range byPost[p] {
 			first.add(p, e)
 		}
+	}
+	if admit == nil {
+		first.count.kept = first.count.all
 	}
 	return first.hits, first.count, nil
 }
@@ -175,23 +178,32 @@ func (p *personPass) scan(c *packedEngagers, posts []int64, since int64) (stale 
 // add counts an engagement on post and keeps it when it is its person's
 // latest (of two at the same instant, the comment).
 func (p *personPass) add(post int64, e engagerEntry) {
+	// The counts ride on the tests the pass makes anyway: unfiltered, an
+	// engagement is counted once, as all (which engagersOf then keeps);
+	// filtered, a dropped one only as all.
 	p.count.all++
 	person, comment := e.key>>1, e.key&1 == 1
-	if a := p.admit; a != nil && !a.pass.has(person) {
-		if !a.may(person) {
-			return
+	var undecided int32
+	if a := p.admit; a != nil {
+		if !a.pass.has(person) {
+			if !a.undecided.has(person) && person < a.end {
+				return
+			}
+			p.count.undecided++
+			undecided = 1
 		}
-		p.count.undecided++
+		p.count.kept++
 	}
-	p.count.kept++
 	slot := p.slot(person)
 	if *slot == 0 {
 		*slot = int32(len(p.hits.list)) + 1
-		p.hits.list = append(p.hits.list, engagerHit{person: person, at: e.at, comment: comment, n: 1, post: post})
+		p.hits.list = append(p.hits.list, engagerHit{person: person, at: e.at, comment: comment, n: undecided, post: post})
 		return
 	}
 	h := &p.hits.list[*slot-1]
-	h.n++
+	if undecided != 0 {
+		h.n++ // not written otherwise: the hit's line stays clean
+	}
 	switch {
 	case e.at > h.at || e.at == h.at && comment && !h.comment:
 		h.at, h.comment, h.post = e.at, comment, post
