@@ -78,9 +78,11 @@ func EnvName(flag string) string {
 	return "TRAWL_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// Validate checks every setting and fills in derived defaults. Its error
-// names each bad setting by its environment variable.
-func (c *Config) Validate() error {
+// Check checks every setting and fills in derived defaults. Its error
+// names each bad setting by its environment variable. (Not Validate: kong
+// calls a Validate method of its grammar by itself, before the command can
+// report the environment's unparsable values with it.)
+func (c *Config) Check() error {
 	var errs []error
 	bad := func(flag, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", EnvName(flag), fmt.Sprintf(format, args...)))
@@ -232,7 +234,7 @@ func (c *Config) SecretBox() (*secret.Box, error) {
 }
 
 // PrivateNetworks are the networks workflow calls may reach although
-// private (validated by Validate).
+// private (validated by Check).
 func (c *Config) PrivateNetworks() []netip.Prefix {
 	p, _ := netguard.ParsePrefixes(c.AllowPrivateNetworks)
 	return p
@@ -255,7 +257,7 @@ func Default() (*Config, error) {
 	if _, err := p.Parse(nil); err != nil {
 		return nil, fmt.Errorf("config: defaults: %w", err)
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("config: defaults: %w", err)
 	}
 	return &c, nil

@@ -389,9 +389,17 @@ func (s *Server) handleDeleteSearch(ctx context.Context, in *searchIDInput) (*Re
 }
 
 type listSearchesInput struct {
-	Status string `query:"status" enum:"active,paused,completed,ACTIVE,PAUSED,COMPLETED" doc:"Only searches in this status."`
-	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
-	Cursor string `query:"cursor" doc:"next_cursor of the previous page."`
+	Status   string `query:"status" enum:"active,paused,completed,ACTIVE,PAUSED,COMPLETED" doc:"Only searches in this status."`
+	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Searches per page, 1-100."`
+	PageSize int    `query:"page_size" minimum:"1" maximum:"100" doc:"Alias of limit (give one of them)."`
+	Cursor   string `query:"cursor" doc:"next_cursor of the previous page."`
+}
+
+// Resolve implements huma.Resolver: page_size, the alias of limit.
+func (in *listSearchesInput) Resolve(ctx huma.Context) []error {
+	var p problems
+	cursorPageSize(queryOf(ctx), &in.Limit, in.PageSize, 100, &p)
+	return p.errs()
 }
 
 type pagination struct {

@@ -163,17 +163,6 @@ func (s *Server) handleGetTopic(ctx context.Context, in *topicIDInput) (*Reply[t
 	return reply("Topic", toTopic(t)), nil
 }
 
-// PageQuery is the page and page_size of a list paged by number; every
-// such input embeds it (huma reads the parameters of embedded exported
-// structs). page is bounded so that the rows a page skips,
-// (page-1)×page_size, cannot overflow wherever they are computed: a deeper
-// page is a 400 naming query.page, while a page past the last one within
-// the bound is an empty page with the total.
-type PageQuery struct {
-	Page     int `query:"page" minimum:"1" maximum:"10000000" default:"1" doc:"Page number, from 1 (at most 10,000,000)."`
-	PageSize int `query:"page_size" minimum:"1" maximum:"100" default:"10"`
-}
-
 type pageInfo struct {
 	Page       int     `json:"page"`
 	PageSize   int     `json:"page_size"`
@@ -350,6 +339,17 @@ type topicEngagersInput struct {
 	PageQuery
 	Cursor string `query:"cursor" doc:"Start after this next_cursor of a previous page instead of at page: deep pages cost what the first does. Send cursor=start for the first page in this mode."`
 	AuthorQuery
+}
+
+// Resolve implements huma.Resolver: the paging (no page or offset beside a
+// cursor) and the author filters. PageQuery's and AuthorQuery's resolvers
+// are called from here: with this one, huma does not call theirs.
+func (in *topicEngagersInput) Resolve(ctx huma.Context) []error {
+	var p problems
+	raw := queryOf(ctx)
+	in.PageQuery.resolve(raw, &p)
+	noCursorWithPage(raw, &p)
+	return append(p.errs(), in.AuthorQuery.Resolve(ctx)...)
 }
 
 func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput) (*huma.StreamResponse, error) {

@@ -186,7 +186,8 @@ type Workflow struct {
 	UpdatedAt time.Time
 }
 
-// Draft is a pending edit of a workflow, promoted by publishing.
+// Draft is the edited copy of a workflow, promoted by publishing, after
+// which it stays, equal to the live workflow until it is edited again.
 type Draft struct {
 	ID           string
 	WorkflowID   string
@@ -200,6 +201,24 @@ type Draft struct {
 // Synced tells whether the draft equals the live workflow.
 func (d Draft) Synced(w Workflow) bool {
 	return d.Name == w.Name && d.Description == w.Description && SameDefinition(d.Definition, w.Definition)
+}
+
+// AfterPublish is the draft a publish of live leaves, d being the draft
+// before it (nil for none): the draft stays, equal to what went live, so
+// that it is synced until it is edited; a publish without a draft leaves
+// one too, so that every published workflow has a draft to edit. Its
+// last_modified moves only when its content changes (the PATCH that
+// publishes also renamed the workflow, say).
+func AfterPublish(d *Draft, live Workflow, now time.Time) Draft {
+	if d == nil {
+		return Draft{WorkflowID: live.ID, Name: live.Name, Description: live.Description, Definition: live.Definition,
+			CreatedAt: now, LastModified: now}
+	}
+	out := *d
+	if !out.Synced(live) {
+		out.Name, out.Description, out.Definition, out.LastModified = live.Name, live.Description, live.Definition, now
+	}
+	return out
 }
 
 // SameDefinition compares two definitions by their JSON (object keys are

@@ -1,52 +1,45 @@
 package workflow
 
 import (
-	"encoding/json"
 	"testing"
+	"time"
 )
 
-// TestDefinitionJSONGivesEveryMember: a definition is written with every
-// member the spec gives it, whatever was left out when it was saved: the
-// trigger (the new-post one it stands for), its inputs and each action's
-// name and inputs, with actions and edges as arrays.
-func TestDefinitionJSONGivesEveryMember(t *testing.T) {
-	for name, tc := range map[string]struct {
-		def  Definition
-		want string
-	}{
-		"nothing given": {Definition{},
-			`{"trigger":{"kind":"workflows/new-post","inputs":{}},"actions":[],"edges":[]}`},
-		"no names or inputs": {Definition{Trigger: &Trigger{Kind: TriggerWebhook},
-			Actions: []Action{{ID: "a", Kind: "builtin:exit"}}, Edges: []Edge{{From: Source, To: "a"}}},
-			`{"trigger":{"kind":"workflows/webhook","inputs":{}},"actions":[{"id":"a","kind":"builtin:exit","name":"","inputs":{}}],"edges":[{"from":"$source","to":"a"}]}`},
-		"all given": {Definition{Trigger: &Trigger{Kind: TriggerEngagement, Inputs: map[string]any{"topic_id": "t1"}},
-			Actions: []Action{{ID: "a", Kind: "builtin:set", Name: "Set", Inputs: map[string]any{"values": map[string]any{"x": 1}}}},
-			Edges:   []Edge{{From: Source, To: "a"}}},
-			`{"trigger":{"kind":"workflows/engagement","inputs":{"topic_id":"t1"}},"actions":[{"id":"a","kind":"builtin:set","name":"Set","inputs":{"values":{"x":1}}}],"edges":[{"from":"$source","to":"a"}]}`},
-	} {
-		b, err := json.Marshal(tc.def)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(b) != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", name, b, tc.want)
-		}
-		// What is written reads back as the same definition.
-		var back Definition
-		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatal(err)
-		}
-		if !SameDefinition(back, tc.def) || back.TriggerKind() != tc.def.TriggerKind() {
-			t.Errorf("%s: read back as %+v", name, back)
-		}
+// TestAfterPublish: a publish leaves the draft, equal to what went live;
+// a draft that already was is left untouched, last_modified included.
+func TestAfterPublish(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	now := t0.Add(time.Hour)
+	def := func(text string) Definition {
+		return Definition{Actions: []Action{{ID: "note", Kind: "builtin:set", Inputs: map[string]any{"values": map[string]any{"text": text}}}},
+			Edges: []Edge{{From: Source, To: "note"}}}
 	}
-	// A trigger left out is the new-post trigger it stands for, and an
-	// input list left out is an empty one: a draft saved either way is in
-	// sync with the live definition.
-	if !SameDefinition(Definition{}, Definition{Trigger: &Trigger{Kind: TriggerNewPost, Inputs: map[string]any{}}}) {
-		t.Error("no trigger and the explicit new-post trigger differ")
+	live := Workflow{ID: "w1", Name: "Tell sales", Description: "d", Definition: def("v2"), Status: StatusPublished}
+
+	promoted := Draft{ID: "d1", WorkflowID: "w1", Name: "Tell sales", Description: "d", Definition: def("v2"), CreatedAt: t0, LastModified: t0}
+	if got := AfterPublish(&promoted, live, now); !got.Synced(live) || !got.LastModified.Equal(t0) || got.ID != "d1" || !got.CreatedAt.Equal(t0) {
+		t.Errorf("a promoted draft changed: %+v", got)
 	}
-	if SameDefinition(Definition{}, Definition{Trigger: &Trigger{Kind: TriggerWebhook}}) {
-		t.Error("no trigger equals a webhook trigger")
+
+	// The PATCH that published also renamed the workflow.
+	renamed := live
+	renamed.Name = "Tell sales now"
+	got := AfterPublish(&promoted, renamed, now)
+	if !got.Synced(renamed) || got.Name != "Tell sales now" || !got.LastModified.Equal(now) || got.ID != "d1" || !got.CreatedAt.Equal(t0) {
+		t.Errorf("after a renaming publish: %+v", got)
+	}
+	if promoted.Name != "Tell sales" {
+		t.Error("the draft given was changed in place")
+	}
+
+	// A publish without a draft leaves one.
+	got = AfterPublish(nil, live, now)
+	if !got.Synced(live) || got.WorkflowID != "w1" || got.ID != "" || !got.CreatedAt.Equal(now) || !got.LastModified.Equal(now) {
+		t.Errorf("without a draft: %+v", got)
+	}
+	// Editing it (or the live workflow) unsyncs it.
+	got.Definition = def("v3")
+	if got.Synced(live) {
+		t.Error("an edited draft is synced")
 	}
 }

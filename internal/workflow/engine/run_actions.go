@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -126,6 +127,15 @@ func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc 
 		}
 		sub := path + "#" + strconv.Itoa(i)
 		exited, err := r.region(ctx, body, a.ID, inner, sub)
+		var failed *stepFailed
+		if errors.As(err, &failed) {
+			// The loop fails with the item that failed, recorded with the
+			// execution's end, rather than staying running forever.
+			now := r.e.Now()
+			st.Status, st.EndedAt = workflow.StepFailed, &now
+			st.Error = &workflow.StepError{Code: "ITEM_FAILED", Message: fmt.Sprintf("item %d: %s", i, failed.Error())}
+			r.later(st)
+		}
 		if err != nil {
 			return st, err
 		}
