@@ -58,7 +58,7 @@ type Config struct {
 	ExecutionRetention   time.Duration `name:"execution-retention" default:"720h" help:"How long workflow executions stay readable before they are pruned (TRAWL_EXECUTION_RETENTION)."`
 	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack, SMTP and LLM calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
 
-	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
+	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements (creators: authors) a social mapping query may weigh, once its filters are applied, before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
 	MappingCacheBytes    int `name:"mapping-cache-bytes" default:"67108864" help:"Memory, in bytes, each process's cache of the posts social mapping and creator keywords matched may take; the least recently used go first; 0 is the default (TRAWL_MAPPING_CACHE_BYTES)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`

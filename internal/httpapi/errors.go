@@ -248,6 +248,12 @@ func init() {
 	// not ours); pointing it at the error model once is the documented way
 	// to give validation failures our shape and statuses.
 	huma.NewError = fromHuma
+	// Arrays are arrays: the spec gives no list field as nullable, every
+	// answer writes [] for an empty one, and a generated client should not
+	// have to check for null. huma documents arrays as nullable unless this
+	// process-wide default says otherwise; a list that may be null says so
+	// with its own nullable tag.
+	huma.DefaultArrayNullable = false
 	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
 		if ctx != nil {
 			if err := bodyError(ctx.Operation(), status); err != nil {

@@ -65,6 +65,9 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 	out := executionOut{ID: x.ID, RunID: x.ID, WorkflowID: x.WorkflowID, EventName: x.EventName, Status: string(x.Status),
 		StartedAt: formatTime(x.StartedAt), EndedAt: optTime(x.EndedAt), DurationMS: duration(x.StartedAt, x.EndedAt),
 		Created: formatTime(x.CreatedAt), ColumnConfig: x.Definition.ColumnConfig, IsTest: x.Test != nil, Trigger: x.Trigger}
+	if out.ColumnConfig == nil {
+		out.ColumnConfig = []workflow.Column{} // an array, empty when none: the spec's "array or null" admits it
+	}
 	if x.Error != "" {
 		out.Error = &x.Error
 	}

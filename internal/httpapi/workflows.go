@@ -39,12 +39,6 @@ func (s *Server) toWorkflow(w workflow.Workflow, hasDraft bool) workflowOut {
 	out := workflowOut{ID: w.ID, Name: w.Name, Description: w.Description, Workflow: w.Definition,
 		Enabled: w.Enabled, Status: string(w.Status), Version: w.Version, HasDraft: hasDraft,
 		Created: formatTime(w.CreatedAt), Updated: formatTime(w.UpdatedAt), RequiredPermissions: s.requiredPermissions(w)}
-	if out.Workflow.Actions == nil {
-		out.Workflow.Actions = []workflow.Action{}
-	}
-	if out.Workflow.Edges == nil {
-		out.Workflow.Edges = []workflow.Edge{}
-	}
 	if w.SearchID != "" {
 		out.SocialSavedSearchID = &w.SearchID
 	}
@@ -373,12 +367,6 @@ func toDraft(d workflow.Draft, live workflow.Workflow) draftOut {
 	out := draftOut{ID: d.ID, WorkflowID: d.WorkflowID, Name: d.Name, Description: d.Description,
 		Workflow: d.Definition, Created: formatTime(d.CreatedAt), LastModified: formatTime(d.LastModified),
 		IsSynced: d.Synced(live)}
-	if out.Workflow.Actions == nil {
-		out.Workflow.Actions = []workflow.Action{}
-	}
-	if out.Workflow.Edges == nil {
-		out.Workflow.Edges = []workflow.Edge{}
-	}
 	return out
 }
 
