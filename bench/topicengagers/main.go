@@ -320,9 +320,11 @@ func storeCall(st *store.Store, topicID string, pageSize int) pageCall {
 
 func httpCall(hc *http.Client, api, key, topicID string, pageSize int) pageCall {
 	return func(ctx context.Context, page int, cursor string) ([]engagerRow, int64, error) {
-		u := fmt.Sprintf("%s/v1/topics/%s/engagements?page_size=%d&page=%d", api, topicID, pageSize, page)
+		u := fmt.Sprintf("%s/v1/topics/%s/engagements?page_size=%d", api, topicID, pageSize)
 		if cursor != "" {
 			u += "&cursor=" + url.QueryEscape(cursor)
+		} else {
+			u += "&page=" + strconv.Itoa(page)
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
