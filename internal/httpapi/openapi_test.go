@@ -156,3 +156,31 @@ func TestDocumentIsTheServedOne(t *testing.T) {
 		t.Errorf("Document differs from /openapi.json (%d and %d bytes)", len(printed), len(served))
 	}
 }
+
+// TestWebhookBodyIsJSON: the document describes the webhook's body as JSON
+// of any shape, so that a generated client sends its payload as JSON rather
+// than base64 of a binary string; the handler still reads the raw bytes.
+func TestWebhookBodyIsJSON(t *testing.T) {
+	b, err := Document(&config.Config{}, "http://127.0.0.1:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema map[string]any `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	content := doc.Paths[hooksPath+"{token}"]["post"].RequestBody.Content
+	schema := content["application/json"].Schema
+	if len(content) != 1 || schema["type"] != "object" || schema["additionalProperties"] != true ||
+		schema["format"] != nil || schema["contentEncoding"] != nil || schema["contentMediaType"] != nil {
+		t.Errorf("webhook body = %v, want one JSON object schema of any members", content)
+	}
+}
