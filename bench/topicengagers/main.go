@@ -1,10 +1,11 @@
 // Command topicengagers measures the latency of a topic's deduplicated
-// engagers list (store.TopicEngagers, behind GET /v1/topics/{id}/engagements;
-// the store call alone, without HTTP) with many engagers: it seeds one topic
-// with -engagements engagements of distinct people on -posts posts (with
-// store.SeedTopicPosts and store.SeedTopicEngagements), then prints
-// p50/p95/p99 for the first page and for a deep page, whose contents it
-// checks.
+// engagers list, GET /v1/topics/{id}/engagements, with many engagers: it
+// seeds one topic with -engagements engagements of distinct people on -posts
+// posts (with store.SeedTopicPosts and store.SeedTopicEngagements), starts
+// the real HTTP API in-process on loopback, then prints p50/p95/p99 for the
+// first page and for a deep page, by page number and by cursor, each over
+// HTTP and as the store call alone (store.TopicEngagers), and checks their
+// contents.
 //
 //	go run ./bench/topicengagers -engine sqlite
 //	go run ./bench/topicengagers -engine postgres -engagements 1000000 -deep-page 9000
@@ -16,10 +17,13 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -88,7 +92,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	t, err := fixture(ctx, st)
+	key, t, err := fixture(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -113,18 +117,31 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	fmt.Fprintln(out)
 
-	scenarios := []scenario{
-		{name: "store first page", page: 1},
-		{name: fmt.Sprintf("store deep page %d (offset %d)", o.deepPage, (o.deepPage-1)*o.pageSize), page: o.deepPage},
-		{name: fmt.Sprintf("store deep page %d by cursor", o.deepPage), page: o.deepPage, cursor: true},
+	api, stopAPI, err := benchkit.Serve(st)
+	if err != nil {
+		return err
 	}
+	defer stopAPI()
+	scenarios := []scenario{
+		{name: "first page", page: 1},
+		{name: fmt.Sprintf("deep page %d (skips %d)", o.deepPage, (o.deepPage-1)*o.pageSize), page: o.deepPage},
+		{name: fmt.Sprintf("deep page %d by cursor", o.deepPage), page: o.deepPage, cursor: true},
+	}
+	hc := &http.Client{Timeout: time.Minute}
 	var rows []benchkit.Result
-	for _, sc := range scenarios {
-		r, err := measure(ctx, st, t.ID, l, sc, o.pageSize, o.warmup, o.requests)
-		if err != nil {
-			return fmt.Errorf("%s: %w", sc.name, err)
+	for _, overHTTP := range []bool{true, false} {
+		for _, sc := range scenarios {
+			sc.http = overHTTP
+			call := storeCall(st, t.ID, o.pageSize)
+			if overHTTP {
+				call = httpCall(hc, api, key, t.ID, o.pageSize)
+			}
+			r, err := measure(ctx, call, l, sc, o.pageSize, o.warmup, o.requests)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+			rows = append(rows, r)
 		}
-		rows = append(rows, r)
 	}
 	benchkit.PrintTable(out, rows, 20*time.Millisecond)
 	if o.keep {
@@ -133,19 +150,24 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	return nil
 }
 
-// fixture creates a CUSTOM account and an active topic on it.
-func fixture(ctx context.Context, st *store.Store) (topic.Topic, error) {
+// fixture creates a CUSTOM account, an all-permission key and an active
+// topic on it.
+func fixture(ctx context.Context, st *store.Store) (string, topic.Topic, error) {
 	a := auth.Account{Name: "bench", Plan: auth.PlanCustom}
 	if err := st.CreateAccount(ctx, &a); err != nil {
-		return topic.Topic{}, err
+		return "", topic.Topic{}, err
+	}
+	key, err := st.CreateKey(ctx, &auth.Key{AccountID: a.ID, Permissions: []auth.Permission{auth.PermAll}})
+	if err != nil {
+		return "", topic.Topic{}, err
 	}
 	t := topic.Topic{AccountID: a.ID, Name: "bench", Definition: topic.Definition{
 		Keywords: []string{"revops"}, TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy,
 	}}
 	if err := st.CreateTopic(ctx, &t, 0); err != nil {
-		return topic.Topic{}, err
+		return "", topic.Topic{}, err
 	}
-	return t, nil
+	return key, t, nil
 }
 
 // layout places the engagements: posts linked one every `spacing` over 25
@@ -262,33 +284,110 @@ func (l layout) engager(k int) store.SeedEngagement {
 type scenario struct {
 	name   string
 	page   int
-	cursor bool // start after the previous page's last engager instead of at an offset
+	cursor bool // start after the previous page's last engager instead of at a page number
+	http   bool // through GET /v1/topics/{id}/engagements, not the store call
+}
+
+// engagerRow is what the check compares of an engager, read from the store
+// or from an answer.
+type engagerRow struct {
+	person, post, kind string
+	at                 time.Time
+}
+
+// pageCall reads one page: by number, or after cursor when it is not "".
+type pageCall func(ctx context.Context, page int, cursor string) ([]engagerRow, int64, error)
+
+func storeCall(st *store.Store, topicID string, pageSize int) pageCall {
+	return func(ctx context.Context, page int, cursor string) ([]engagerRow, int64, error) {
+		var (
+			es    []store.Engagement
+			total int64
+			err   error
+		)
+		if cursor != "" {
+			es, _, total, err = st.TopicEngagersAfter(ctx, topicID, cursor, pageSize)
+		} else {
+			es, total, err = st.TopicEngagers(ctx, topicID, page, pageSize)
+		}
+		rows := make([]engagerRow, len(es))
+		for i, e := range es {
+			rows[i] = engagerRow{e.Person.URN, e.PostURN, e.Type, e.CreatedAt}
+		}
+		return rows, total, err
+	}
+}
+
+func httpCall(hc *http.Client, api, key, topicID string, pageSize int) pageCall {
+	return func(ctx context.Context, page int, cursor string) ([]engagerRow, int64, error) {
+		u := fmt.Sprintf("%s/v1/topics/%s/engagements?page_size=%d&page=%d", api, topicID, pageSize, page)
+		if cursor != "" {
+			u += "&cursor=" + url.QueryEscape(cursor)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		req.Header.Set("x-api-key", key)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, 0, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, 0, fmt.Errorf("status %d: %s", resp.StatusCode, body)
+		}
+		var answer struct {
+			Data []struct {
+				ProspectID   string `json:"prospect_id"`
+				PronetPostID string `json:"pronet_post_id"`
+				Created      string `json:"created"`
+				Engagement   struct {
+					Type string `json:"type"`
+				} `json:"engagement"`
+			} `json:"data"`
+			Pagination struct {
+				TotalCount int64 `json:"total_count"`
+			} `json:"pagination"`
+		}
+		if err := json.Unmarshal(body, &answer); err != nil {
+			return nil, 0, err
+		}
+		rows := make([]engagerRow, len(answer.Data))
+		for i, e := range answer.Data {
+			at, err := time.Parse(time.RFC3339Nano, e.Created)
+			if err != nil {
+				return nil, 0, fmt.Errorf("engager %d: %w", i, err)
+			}
+			rows[i] = engagerRow{e.ProspectID, e.PronetPostID, e.Engagement.Type, at}
+		}
+		return rows, answer.Pagination.TotalCount, nil
+	}
 }
 
 // measure times warmup+n sequential calls for the scenario's page and keeps
 // the last n. The first and the last answer must be the full page the
 // layout puts there, with the right total; the check is not timed.
-func measure(ctx context.Context, st *store.Store, topicID string, l layout, sc scenario, pageSize, warmup, n int) (benchkit.Result, error) {
-	res := benchkit.Result{Name: sc.name, Latencies: make([]time.Duration, 0, n)}
+func measure(ctx context.Context, call pageCall, l layout, sc scenario, pageSize, warmup, n int) (benchkit.Result, error) {
+	name := "store " + sc.name
+	if sc.http {
+		name = "HTTP " + sc.name
+	}
+	res := benchkit.Result{Name: name, Latencies: make([]time.Duration, 0, n)}
 	total := l.posts * l.perPost
+	cursor := ""
+	if sc.cursor && sc.page > 1 {
+		prev := l.engager((sc.page-1)*pageSize - 1)
+		cursor = store.EngagersCursor(prev.At, prev.Person.URN)
+	}
 	for i := range warmup + n {
-		var (
-			page  []store.Engagement
-			count int64
-			err   error
-			took  time.Duration
-		)
-		if sc.cursor && sc.page > 1 {
-			prev := l.engager((sc.page-1)*pageSize - 1)
-			cursor := store.EngagersCursor(prev.At, prev.Person.URN)
-			start := time.Now()
-			page, _, count, err = st.TopicEngagersAfter(ctx, topicID, cursor, pageSize)
-			took = time.Since(start)
-		} else {
-			start := time.Now()
-			page, count, err = st.TopicEngagers(ctx, topicID, sc.page, pageSize)
-			took = time.Since(start)
-		}
+		start := time.Now()
+		page, count, err := call(ctx, sc.page, cursor)
+		took := time.Since(start)
 		if err != nil {
 			return benchkit.Result{}, err
 		}
@@ -304,7 +403,7 @@ func measure(ctx context.Context, st *store.Store, topicID string, l layout, sc 
 	return res, nil
 }
 
-func checkPage(l layout, page []store.Engagement, total int64, skip, want int) error {
+func checkPage(l layout, page []engagerRow, total int64, skip, want int) error {
 	if total != int64(l.posts*l.perPost) {
 		return fmt.Errorf("total %d, want %d", total, l.posts*l.perPost)
 	}
@@ -313,9 +412,9 @@ func checkPage(l layout, page []store.Engagement, total int64, skip, want int) e
 	}
 	for i, e := range page {
 		w := l.engager(skip + i)
-		if e.Person.URN != w.Person.URN || e.PostURN != w.PostURN || e.Type != w.Type || !e.CreatedAt.Equal(w.At) {
+		if e.person != w.Person.URN || e.post != w.PostURN || e.kind != w.Type || !e.at.Equal(w.At) {
 			return fmt.Errorf("engager %d is %s (%s on %s at %s), want %s (%s on %s at %s)", skip+i,
-				e.Person.URN, e.Type, e.PostURN, e.CreatedAt, w.Person.URN, w.Type, w.PostURN, w.At)
+				e.person, e.kind, e.post, e.at, w.Person.URN, w.Type, w.PostURN, w.At)
 		}
 	}
 	return nil

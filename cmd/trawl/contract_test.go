@@ -49,9 +49,10 @@ func contractValidator(doc []byte, serverURL string) (validator.Validator, error
 	}
 	contractDocs.mu.Unlock()
 	d.once.Do(func() {
-		// Comment.replies is a nullable array of Comment (type [array,
-		// null]): a recursion that ends, which libopenapi calls infinite
-		// unless told to let array and type-list recursions be.
+		// Comment.replies is an array of Comment: a recursion that ends
+		// (with an empty array), which libopenapi calls infinite unless
+		// told to let recursions through arrays (or type lists such as
+		// [array, null]) be.
 		parsed, err := libopenapi.NewDocumentWithConfiguration(doc, &datamodel.DocumentConfiguration{
 			IgnoreArrayCircularReferences: true, IgnorePolymorphicCircularReferences: true,
 		})

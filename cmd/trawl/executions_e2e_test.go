@@ -120,8 +120,30 @@ func TestExecutionsEndToEnd(t *testing.T) {
 				t.Fatalf("a test run without a body (the sample payload) %s: %s", x.Status, x.keys())
 			}
 			cold := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{"overrides": map[string]any{"likes": 3}}), ended)
-			if got, want := cold.keys(), "hot:completed each:skipped count:skipped cold:completed never:skipped"; cold.Status != "completed" || got != want {
+			if got, want := cold.keys(), "hot:completed each:skipped square:skipped count:skipped cold:completed never:skipped"; cold.Status != "completed" || got != want {
 				t.Fatalf("cold run %s: %s", cold.Status, got)
+			}
+		})
+
+		t.Run("a failure inside a loop: the loop fails, what never ran is skipped", func(t *testing.T) {
+			def := `{"actions":[
+				{"id":"each","kind":"builtin:loop","inputs":{"items":"{{ ['GET', 'FETCH', 'GET'] }}"}},
+				{"id":"call","kind":"http_request","inputs":{"url":"https://crm.example.com/leads","method":"{{ loop.item }}"}},
+				{"id":"after","kind":"builtin:set","inputs":{"values":{"n":"{{ loop.index }}"}}},
+				{"id":"done","kind":"builtin:set","inputs":{"values":{"ok":true}}}],
+				"edges":[{"from":"$source","to":"each"},{"from":"each","to":"call","conditional":{"type":"loop"}},
+				 {"from":"call","to":"after"},{"from":"each","to":"done","conditional":{"type":"completed"}}]}`
+			w := createWorkflow(t, c, map[string]any{"name": "loop fails", "workflow": json.RawMessage(def)})
+			x := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{"test_config": map[string]any{"action_mocks": map[string]any{
+				"call": map[string]any{"enabled": true, "output": map[string]any{"status": 200, "headers": map[string]any{}, "body": map[string]any{}}}}}}), ended)
+			if got, want := x.keys(), "each:failed call#0:completed after#0:completed call#1:failed done:skipped"; x.Status != "failed" || got != want {
+				t.Fatalf("%s\n got %s\nwant %s", x.Status, got, want)
+			}
+			if e := x.Steps[0].Error; e == nil || e.Code != "ITEM_FAILED" || !strings.Contains(e.Message, "item 1") || x.Steps[3].Error.Code != "INVALID_INPUT" {
+				t.Fatalf("loop %+v, item %+v", x.Steps[0], x.Steps[3])
+			}
+			if skipped := x.Steps[4]; skipped.Input == nil || len(skipped.Input) != 0 || skipped.Output != nil || skipped.Error != nil {
+				t.Fatalf("a step that never ran: %+v", skipped)
 			}
 		})
 
@@ -146,8 +168,8 @@ func TestExecutionsEndToEnd(t *testing.T) {
 			if broke.Status != "failed" || broke.Steps[0].Error == nil || broke.Steps[0].Error.Code != "INSUFFICIENT_CREDITS" || ledgerOf(t, pc, day) != 1 {
 				t.Fatalf("unpaid run %+v, spent %d", broke, ledgerOf(t, pc, day))
 			}
-			if got := broke.keys(); got != "who:failed" {
-				t.Fatalf("after a failure nothing runs: %s", got)
+			if got := broke.keys(); got != "who:failed note:skipped" {
+				t.Fatalf("after a failure nothing runs, and what did not run is listed skipped: %s", got)
 			}
 			wantError(t, do(t, pc, http.MethodPost, "/v1/workflows/"+w.ID+"/test", map[string]any{"test_config": map[string]any{
 				"action_mocks": map[string]any{"ghost": map[string]any{"enabled": true}}}}), 400, "VALIDATION_ERROR", "body.test_config.action_mocks.ghost")
@@ -177,13 +199,14 @@ func TestExecutionsEndToEnd(t *testing.T) {
 				"edges":[{"from":"$source","to":"before"},{"from":"before","to":"wait"},{"from":"wait","to":"after"}]}`
 			w := createWorkflow(t, c, map[string]any{"name": "later", "workflow": json.RawMessage(def)})
 			run := startTest(t, c, w.ID, map[string]any{})
-			parked := waitExecution(t, ts, c, w.ID, run, func(x executionView) bool { return len(x.Steps) == 2 })
-			if parked.Status != "running" || parked.keys() != "before:completed wait:running" {
+			parking := func(x executionView) bool { return x.keys() == "before:completed wait:running after:pending" }
+			parked := waitExecution(t, ts, c, w.ID, run, parking)
+			if parked.Status != "running" {
 				t.Fatalf("parked %s: %s", parked.Status, parked.keys())
 			}
 			clk.Advance(time.Hour)
 			time.Sleep(1500 * time.Millisecond) // two ticks pass; the delay must hold
-			if x := execution(t, c, w.ID, run); x.Status != "running" || len(x.Steps) != 2 {
+			if x := execution(t, c, w.ID, run); x.Status != "running" || !parking(x) {
 				t.Fatalf("resumed early: %s", x.keys())
 			}
 			clk.Advance(time.Hour + time.Minute)
@@ -195,17 +218,17 @@ func TestExecutionsEndToEnd(t *testing.T) {
 			wantError(t, do(t, c, http.MethodPost, "/v1/workflows/"+w.ID+"/executions/"+run+"/rerun", nil), 409, "CONFLICT")
 
 			second := startTest(t, c, w.ID, map[string]any{})
-			waitExecution(t, ts, c, w.ID, second, func(x executionView) bool { return len(x.Steps) == 2 })
+			waitExecution(t, ts, c, w.ID, second, parking)
 			var cancelled executionView
 			if err := mustDo(t, c, http.MethodPost, "/v1/workflows/"+w.ID+"/executions/"+second+"/cancel", nil, 200).Data(&cancelled); err != nil {
 				t.Fatal(err)
 			}
-			if cancelled.Status != "failed" || cancelled.Error == nil || *cancelled.Error != "cancelled" {
+			if cancelled.Status != "failed" || cancelled.Error == nil || *cancelled.Error != "cancelled" || cancelled.keys() != "before:completed wait:failed after:skipped" {
 				t.Fatalf("cancelled %+v", cancelled)
 			}
 			clk.Advance(3 * time.Hour)
 			time.Sleep(1500 * time.Millisecond)
-			if x := execution(t, c, w.ID, second); x.Status != "failed" || len(x.Steps) != 2 {
+			if x := execution(t, c, w.ID, second); x.Status != "failed" || x.keys() != "before:completed wait:failed after:skipped" {
 				t.Fatalf("a cancelled execution went on: %s %s", x.Status, x.keys())
 			}
 
@@ -216,7 +239,7 @@ func TestExecutionsEndToEnd(t *testing.T) {
 			if again.RerunOf == nil || *again.RerunOf != second {
 				t.Fatalf("rerun %+v", again)
 			}
-			rerun := waitExecution(t, ts, c, w.ID, again.ID, func(x executionView) bool { return len(x.Steps) == 2 })
+			rerun := waitExecution(t, ts, c, w.ID, again.ID, parking)
 			first := execution(t, c, w.ID, second).Steps[0]
 			if rerun.Steps[0].Key != "before" || rerun.Steps[0].Output.(map[string]any)["at"] != first.Output.(map[string]any)["at"] {
 				t.Fatalf("the rerun did not reuse the completed step: %+v vs %+v", rerun.Steps[0], first)

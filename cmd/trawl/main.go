@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"reflect"
 	"syscall"
 	"time"
 	_ "time/tzdata" // scheduled triggers name IANA zones; hosts without zoneinfo still know them
@@ -36,12 +35,12 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
-// cli is the command tree. The settings are global flags, each also read
-// from its TRAWL_* environment variable.
+// cli is the command tree. Each command declares only its own flags, so
+// that its --help shows what it takes: serve takes every setting as a flag,
+// the others read the settings from their TRAWL_* variables (settings.go).
 type cli struct {
-	config.Config `embed:""`
-
-	Serve    serveCmd    `cmd:"" help:"Run the API, the scheduler and the workers."`
+	Serve    serveCmd    `cmd:"" help:"Run the API, the scheduler and the workers. Every setting is a flag here and a TRAWL_* variable."`
+	Wait     waitCmd     `cmd:"" help:"Wait until a trawl serve answers /readyz (for scripts: start serve, then wait)."`
 	Migrate  migrateCmd  `cmd:"" help:"Apply database migrations and exit."`
 	Accounts accountsCmd `cmd:"" help:"Manage accounts."`
 	Keys     keysCmd     `cmd:"" help:"Manage API keys."`
@@ -56,6 +55,7 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	now    func() time.Time
+	getenv func(string) string
 }
 
 // run parses args and runs the command. getenv replaces os.Getenv so that
@@ -68,12 +68,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // time instead of waiting for it.
 func execute(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, now func() time.Time) (err error) {
 	var c cli
+	flagsFromEnv := newEnvResolver(getenv)
 	parser, err := kong.New(&c,
 		kong.Name("trawl"),
-		kong.Description("Trawl: social monitoring, lead discovery and workflow automation."),
+		kong.Description("Trawl: social monitoring, lead discovery and workflow automation.\n\n"+
+			"Every command reads the TRAWL_* settings (`trawl serve --help` lists them); serve also takes them as flags."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitCode(code)) }),
-		kong.Resolvers(envResolver(getenv)),
+		kong.Resolvers(flagsFromEnv),
+		kong.Bind(flagsFromEnv),
+		// A command that takes *config.Config gets every setting from the
+		// environment, with its own flags over them; asked for only then.
+		kong.BindToProvider(func(kctx *kong.Context) (*config.Config, error) {
+			return loadSettings(getenv, selectedSettings(kctx))
+		}),
 		kong.UsageOnError(),
 	)
 	if err != nil {
@@ -94,29 +102,5 @@ func execute(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	if err := c.Config.Validate(); err != nil {
-		return fmt.Errorf("invalid settings:\n%w", err)
-	}
-	return kctx.Run(&c.Config, env{ctx: ctx, stdout: stdout, stderr: stderr, now: now})
-}
-
-// envResolver supplies a setting from its TRAWL_* variable when the flag
-// was not given.
-func envResolver(getenv func(string) string) kong.Resolver {
-	settings := map[string]bool{}
-	t := reflect.TypeOf(config.Config{})
-	for i := range t.NumField() {
-		if name := t.Field(i).Tag.Get("name"); name != "" {
-			settings[name] = true
-		}
-	}
-	return kong.ResolverFunc(func(_ *kong.Context, _ *kong.Path, flag *kong.Flag) (any, error) {
-		if !settings[flag.Name] {
-			return nil, nil
-		}
-		if v := getenv(config.EnvName(flag.Name)); v != "" {
-			return v, nil
-		}
-		return nil, nil
-	})
+	return kctx.Run(env{ctx: ctx, stdout: stdout, stderr: stderr, now: now, getenv: getenv})
 }

@@ -126,6 +126,7 @@ func TestMappingAPI(t *testing.T) {
 			}
 		})
 
+		filtered, filteredPeople := narrowingFilters(t, ts)
 		// The same data behind a limit of one candidate, and a budget of
 		// keyword matches of 2 MiB.
 		ts.stop()
@@ -146,6 +147,9 @@ func TestMappingAPI(t *testing.T) {
 			if _, err := runCLI(t, bad, "migrate"); err == nil || !strings.Contains(err.Error(), "TRAWL_MAPPING_CACHE_BYTES") {
 				t.Errorf("a budget of 1000 bytes: err = %v, want it to name TRAWL_MAPPING_CACHE_BYTES", err)
 			}
+		})
+		t.Run("the limit weighs what the filters leave", func(t *testing.T) {
+			ts = testMappingLimitWeighsFilters(t, ts, filtered, filteredPeople)
 		})
 	})
 }

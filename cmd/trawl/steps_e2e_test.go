@@ -109,7 +109,7 @@ func TestStepTimeoutsRetriesAndStrictValidation(t *testing.T) {
 				"timeout_ms": 200, "retry": map[string]any{"max_attempts": 2}, "inputs": map[string]any{"url": local.URL + "/slow"}})})
 			x := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{}), ended)
 			step := x.Steps[0]
-			if x.Status != "failed" || x.keys() != "call:failed" || step.Error == nil || step.Error.Code != "TIMEOUT" {
+			if x.Status != "failed" || x.keys() != "call:failed after:skipped" || step.Error == nil || step.Error.Code != "TIMEOUT" {
 				t.Fatalf("%s %s %+v", x.Status, x.keys(), step)
 			}
 			attempts := stepAttempts(t, ts, w.ID, x.ID)["call"]
@@ -169,7 +169,7 @@ func TestStepTimeoutsRetriesAndStrictValidation(t *testing.T) {
 			bad := mock(off, true)
 			step = bad.Steps[0]
 			want = `the mock's output does not match the catalogue: $ lacks required member "body"; $.headers must be object, got array; $.status must be integer, got string`
-			if bad.Status != "failed" || bad.keys() != "call:failed" || step.Error == nil || step.Error.Code != "OUTPUT_MISMATCH" || step.Error.Message != want {
+			if bad.Status != "failed" || bad.keys() != "call:failed after:skipped" || step.Error == nil || step.Error.Code != "OUTPUT_MISMATCH" || step.Error.Message != want {
 				t.Fatalf("%s %s %+v, want OUTPUT_MISMATCH %q", bad.Status, bad.keys(), step, want)
 			}
 			if lax := mock(off, false); lax.Status != "completed" || lax.keys() != "call:completed after:completed" {

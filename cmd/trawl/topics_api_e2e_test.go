@@ -322,7 +322,9 @@ func TestTopicValidation(t *testing.T) {
 		if err := mustDo(t, c, http.MethodGet, "/v1/topics/"+defaults.ID, nil, 200).Data(&raw); err != nil {
 			t.Fatal(err)
 		}
-		if raw["time_frame"] != "past-week" || raw["max_results"] != 50.0 || raw["sort_by"] != "date_posted" || raw["content_type"] != nil {
+		// content_type's default is posts (every post), a string as the
+		// spec gives it, never null.
+		if raw["time_frame"] != "past-week" || raw["max_results"] != 50.0 || raw["sort_by"] != "date_posted" || raw["content_type"] != "posts" {
 			t.Fatalf("defaults: %v", raw)
 		}
 

@@ -76,10 +76,11 @@ func TestEveryProblemInOneAnswer(t *testing.T) {
 	}
 
 	// A query parameter the endpoint does not take is refused, not ignored:
-	// the workflows list pages by limit and offset.
-	e = mustDo(t, c, http.MethodGet, "/v1/workflows?page=2&limit=5", nil, 400).Err()
-	if len(e.Details) != 1 || e.Details[0].Field != "query.page" || !strings.Contains(e.Details[0].Message, "limit, offset") {
-		t.Errorf("unknown query parameter: %+v, want one detail at query.page naming the parameters taken", e)
+	// the workflows list pages by limit and offset (or page and page_size),
+	// never by cursor.
+	e = mustDo(t, c, http.MethodGet, "/v1/workflows?cursor=abc&limit=5", nil, 400).Err()
+	if len(e.Details) != 1 || e.Details[0].Field != "query.cursor" || !strings.Contains(e.Details[0].Message, "limit, offset") {
+		t.Errorf("unknown query parameter: %+v, want one detail at query.cursor naming the parameters taken", e)
 	}
 	e = mustDo(t, c, http.MethodGet, "/v1/usage?form=2026-11-01", nil, 400).Err()
 	if len(e.Details) != 1 || e.Details[0].Field != "query.form" {

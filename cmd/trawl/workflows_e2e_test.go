@@ -31,11 +31,22 @@ type workflowView struct {
 }
 
 type draftView struct {
-	ID         string          `json:"id"`
-	WorkflowID string          `json:"workflow_id"`
-	Name       string          `json:"name"`
-	Workflow   json.RawMessage `json:"workflow"`
-	IsSynced   bool            `json:"is_synced"`
+	ID           string          `json:"id"`
+	WorkflowID   string          `json:"workflow_id"`
+	Name         string          `json:"name"`
+	Workflow     json.RawMessage `json:"workflow"`
+	IsSynced     bool            `json:"is_synced"`
+	Created      string          `json:"created"`
+	LastModified string          `json:"last_modified"`
+}
+
+func getDraft(t *testing.T, c *client.Client, workflowID string) draftView {
+	t.Helper()
+	var d draftView
+	if err := mustDo(t, c, http.MethodGet, "/v1/workflows/"+workflowID+"/draft", nil, 200).Data(&d); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func createWorkflow(t *testing.T, c *client.Client, body map[string]any) workflowView {
@@ -174,10 +185,35 @@ func TestWorkflowsEndToEnd(t *testing.T) {
 			if err := mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"status": "PUBLISHED"}, 200).Data(&pub); err != nil {
 				t.Fatal(err)
 			}
-			if pub.Status != "PUBLISHED" || pub.Name != "Drafted 2" || !strings.Contains(string(pub.Workflow), `"v2"`) || pub.Version != 2 || pub.HasDraft || pub.Enabled {
+			if pub.Status != "PUBLISHED" || pub.Name != "Drafted 2" || !strings.Contains(string(pub.Workflow), `"v2"`) || pub.Version != 2 || !pub.HasDraft || pub.Enabled {
 				t.Fatalf("published %+v", pub)
 			}
-			wantError(t, do(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/draft", nil), 404, "NOT_FOUND")
+			// The draft stays, synced with what went live, until it is edited.
+			kept := getDraft(t, c, w.ID)
+			if !kept.IsSynced || kept.ID != d.ID || kept.Name != "Drafted 2" || kept.LastModified != d.LastModified || kept.Created != d.Created {
+				t.Fatalf("the draft after publishing: %+v (before %+v)", kept, d)
+			}
+			mustDo(t, c, http.MethodPut, "/v1/workflows/"+w.ID+"/draft", map[string]any{"workflow": slackFlow("v2 edited")}, 200)
+			if got := getDraft(t, c, w.ID); got.IsSynced || got.ID != d.ID {
+				t.Fatalf("an edited draft: %+v", got)
+			}
+			mustDo(t, c, http.MethodPut, "/v1/workflows/"+w.ID+"/draft", map[string]any{"workflow": slackFlow("v2")}, 200)
+			if got := getDraft(t, c, w.ID); !got.IsSynced {
+				t.Fatalf("a draft edited back to the live workflow: %+v", got)
+			}
+			// Editing the live workflow directly unsyncs the draft too.
+			mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"description": "edited live"}, 200)
+			if got := getDraft(t, c, w.ID); got.IsSynced {
+				t.Fatalf("the live workflow changed, the draft says synced: %+v", got)
+			}
+			// A publish whose PATCH also renames leaves the draft equal to
+			// what went live.
+			if err := mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"status": "PUBLISHED", "name": "Drafted 3"}, 200).Data(&pub); err != nil {
+				t.Fatal(err)
+			}
+			if got := getDraft(t, c, w.ID); !got.IsSynced || got.Name != "Drafted 3" || pub.Name != "Drafted 3" || pub.Description != "" {
+				t.Fatalf("after a renaming publish: %+v, live %+v", got, pub)
+			}
 
 			// A draft that has become invalid (its secret is gone) is not
 			// published, and nothing changes.
@@ -191,11 +227,39 @@ func TestWorkflowsEndToEnd(t *testing.T) {
 			if !r.Err().HasPointer("/draft/workflow/actions/0/inputs/webhook_url") {
 				t.Fatalf("stale draft: %s", r.Body)
 			}
-			if got := getWorkflow(t, c, w.ID); got.Name != "Drafted 2" || got.Version != 2 || !got.HasDraft {
+			if got := getWorkflow(t, c, w.ID); got.Name != "Drafted 3" || got.Version != 2 || !got.HasDraft {
 				t.Fatalf("a refused publish changed the workflow: %+v", got)
 			}
 			mustDo(t, c, http.MethodDelete, "/v1/workflows/"+w.ID+"/draft", nil, 200)
 			wantError(t, do(t, c, http.MethodDelete, "/v1/workflows/"+w.ID+"/draft", nil), 404, "NOT_FOUND")
+			wantError(t, do(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/draft", nil), 404, "NOT_FOUND")
+			if got := getWorkflow(t, c, w.ID); got.HasDraft {
+				t.Fatalf("a discarded draft: %+v", got)
+			}
+
+			// Discarding the draft right after a publish works.
+			mustDo(t, c, http.MethodPut, "/v1/workflows/"+w.ID+"/draft", map[string]any{"workflow": slackFlow("v4")}, 200)
+			mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"status": "PUBLISHED"}, 200)
+			var gone struct {
+				WorkflowID string `json:"workflow_id"`
+				Deleted    bool   `json:"deleted"`
+			}
+			if err := mustDo(t, c, http.MethodDelete, "/v1/workflows/"+w.ID+"/draft", nil, 200).Data(&gone); err != nil || !gone.Deleted || gone.WorkflowID != w.ID {
+				t.Fatalf("discard after publish: %+v %v", gone, err)
+			}
+			if got := getWorkflow(t, c, w.ID); got.HasDraft || !strings.Contains(string(got.Workflow), `"v4"`) {
+				t.Fatalf("after discarding the published draft: %+v", got)
+			}
+		})
+
+		t.Run("created published, it has a synced draft", func(t *testing.T) {
+			w := createWorkflow(t, c, map[string]any{"name": "Live at once", "workflow": slackFlow("x"), "status": "PUBLISHED"})
+			if !w.HasDraft {
+				t.Fatalf("created published: %+v", w)
+			}
+			if d := getDraft(t, c, w.ID); !d.IsSynced || d.Name != "Live at once" || d.WorkflowID != w.ID {
+				t.Fatalf("its draft %+v", d)
+			}
 		})
 
 		t.Run("enabled is independent of status", func(t *testing.T) {
@@ -210,8 +274,11 @@ func TestWorkflowsEndToEnd(t *testing.T) {
 			if err := mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"status": "PUBLISHED"}, 200).Data(&got); err != nil {
 				t.Fatal(err)
 			}
-			if got.Status != "PUBLISHED" || !got.Enabled || got.Version != 1 {
+			if got.Status != "PUBLISHED" || !got.Enabled || got.Version != 1 || !got.HasDraft {
 				t.Fatalf("publish without a draft: %+v", got)
+			}
+			if d := getDraft(t, c, w.ID); !d.IsSynced || d.Name != "Toggle" {
+				t.Fatalf("the draft a publish without one leaves: %+v", d)
 			}
 			if err := mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"enabled": false}, 200).Data(&got); err != nil {
 				t.Fatal(err)

@@ -385,7 +385,7 @@ func jsonType(v any) string {
 	case map[string]any:
 		return "object"
 	}
-	return fmt.Sprintf("%T", v)
+	return JSONTypeName(v)
 }
 
 // validate appends v's problems; optionalNull lets members that are not

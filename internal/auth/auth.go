@@ -123,11 +123,28 @@ type Key struct {
 	ID          string
 	AccountID   string
 	Prefix      string
+	Label       string // what the key is for, in listings
 	Permissions []Permission
 	FullArchive bool
 	CreatedAt   time.Time
-	LastUsedAt  *time.Time
-	RevokedAt   *time.Time
+	// ExpiresAt, when set, is the first instant the key no longer works.
+	ExpiresAt  *time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Expired reports whether the key has expired at now.
+func (k Key) Expired(now time.Time) bool { return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) }
+
+// Status is what a listing shows of a key: revoked, expired or active.
+func (k Key) Status(now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked"
+	case k.Expired(now):
+		return "expired"
+	}
+	return "active"
 }
 
 // Has reports whether the key grants the permission.

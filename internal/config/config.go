@@ -58,7 +58,7 @@ type Config struct {
 	ExecutionRetention   time.Duration `name:"execution-retention" default:"720h" help:"How long workflow executions stay readable before they are pruned (TRAWL_EXECUTION_RETENTION)."`
 	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack, SMTP and LLM calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
 
-	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements a social mapping query may weigh before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
+	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements (creators: authors) a social mapping query may weigh, once its filters are applied, before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
 	MappingCacheBytes    int `name:"mapping-cache-bytes" default:"67108864" help:"Memory, in bytes, each process's cache of the posts social mapping and creator keywords matched may take; the least recently used go first; 0 is the default (TRAWL_MAPPING_CACHE_BYTES)."`
 
 	TickInterval    time.Duration `name:"tick-interval" default:"1m" help:"How often due work is scanned for (TRAWL_TICK_INTERVAL)."`
@@ -78,9 +78,11 @@ func EnvName(flag string) string {
 	return "TRAWL_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// Validate checks every setting and fills in derived defaults. Its error
-// names each bad setting by its environment variable.
-func (c *Config) Validate() error {
+// Check checks every setting and fills in derived defaults. Its error
+// names each bad setting by its environment variable. (Not Validate: kong
+// calls a Validate method of its grammar by itself, before the command can
+// report the environment's unparsable values with it.)
+func (c *Config) Check() error {
 	var errs []error
 	bad := func(flag, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", EnvName(flag), fmt.Sprintf(format, args...)))
@@ -232,7 +234,7 @@ func (c *Config) SecretBox() (*secret.Box, error) {
 }
 
 // PrivateNetworks are the networks workflow calls may reach although
-// private (validated by Validate).
+// private (validated by Check).
 func (c *Config) PrivateNetworks() []netip.Prefix {
 	p, _ := netguard.ParsePrefixes(c.AllowPrivateNetworks)
 	return p
@@ -255,7 +257,7 @@ func Default() (*Config, error) {
 	if _, err := p.Parse(nil); err != nil {
 		return nil, fmt.Errorf("config: defaults: %w", err)
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("config: defaults: %w", err)
 	}
 	return &c, nil

@@ -51,3 +51,15 @@ type Balance struct {
 
 // Remaining is what can still be spent this period.
 func (b Balance) Remaining() int64 { return max(b.Allocation-b.Used, 0) }
+
+// Reallocate is a period's allocation after the account's monthly
+// allocation changed from oldMonthly to newMonthly and topUp credits were
+// added to this period alone. The period keeps what it had beyond its
+// monthly allocation (an earlier top-up) and what it spent: a re-plan moves
+// the allocation by the difference, so an upgrade gives this month the
+// extra credits at once and a downgrade takes them away, but never below
+// what was spent (spent stays spent: the balance is empty until the next
+// period, or until a top-up, which then counts in full).
+func Reallocate(current, used, oldMonthly, newMonthly, topUp int64) int64 {
+	return max(current+newMonthly-oldMonthly+topUp, used)
+}

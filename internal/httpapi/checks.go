@@ -96,10 +96,11 @@ func (s *Server) refuseUnknownQuery(ctx huma.Context, next func(huma.Context)) {
 		if slices.Contains(declared, name) {
 			continue
 		}
+		hint := pagingHint(ctx.Operation().OperationID, name)
 		if len(declared) == 0 {
-			p.add("query."+name, "is not a parameter of this endpoint, which takes none")
+			p.add("query."+name, "is not a parameter of this endpoint, which takes none%s", hint)
 		} else {
-			p.add("query."+name, "is not a parameter of this endpoint, which takes %s", strings.Join(declared, ", "))
+			p.add("query."+name, "is not a parameter of this endpoint, which takes %s%s", strings.Join(declared, ", "), hint)
 		}
 	}
 	if len(p) > 0 {

@@ -40,11 +40,11 @@ type AuthorQuery struct {
 }
 
 // singleQuery are the parameters of these lists that take one value.
-var singleQuery = []string{"job_title", "company", "industry", "country", "format", "limit", "cursor", "from", "page", "page_size"}
+var singleQuery = []string{"job_title", "company", "industry", "country", "format", "limit", "cursor", "from", "page", "page_size", "offset"}
 
 // pagingQuery are the parameters that page a JSON list; a CSV export has
 // every row and refuses them.
-var pagingQuery = []string{"limit", "cursor", "page", "page_size"}
+var pagingQuery = []string{"limit", "cursor", "page", "page_size", "offset"}
 
 // Resolve implements huma.Resolver: every problem of the query, by field.
 func (q *AuthorQuery) Resolve(ctx huma.Context) []error {

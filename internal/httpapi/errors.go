@@ -172,7 +172,11 @@ func fromHuma(status int, msg string, errs ...error) huma.StatusError {
 		return validationError(details...)
 	case http.StatusBadRequest:
 		// The body did not parse: what the checkers found in its zero
-		// value says nothing.
+		// value says nothing. A number too large to read is a field's
+		// problem, not the JSON's.
+		if typed := typeDetails(errs); len(typed) > 0 {
+			return validationError(typed...)
+		}
 		details = slices.DeleteFunc(details, func(d Detail) bool { return d.Field != "body" })
 		return NewAPIError(http.StatusBadRequest, CodeBadRequest, "The request body is not valid JSON.", details...).
 			WithSuggestion("Send a JSON object with Content-Type: application/json.")
@@ -191,18 +195,52 @@ func fromHuma(status int, msg string, errs ...error) huma.StatusError {
 
 var missingPropertyRE = regexp.MustCompile(`^expected required property (\S+) to be present$`)
 
+// typeRules are huma's words for a value of the wrong type (from its
+// schema validation, and from parsing a parameter), in the API's.
+var typeRules = map[string]string{
+	"expected boolean": "must be a boolean", "invalid boolean": "must be a boolean",
+	"expected integer": "must be an integer", "invalid integer": "must be an integer",
+	"expected number": "must be a number", "invalid float": "must be a number", "invalid floating value": "must be a number",
+	"expected string": "must be a string",
+	"expected array":  "must be an array",
+	"expected object": "must be an object",
+}
+
 // humaDetail names the field of a huma validation error; a missing property
-// is reported at the property, not at the object that lacks it.
+// is reported at the property, not at the object that lacks it, and a
+// value of the wrong type found by decoding at its own pointer.
 func humaDetail(d *huma.ErrorDetail) Detail {
 	field := d.Location
 	if field == "" {
 		field = "body"
 	}
 	msg := d.Message
+	if field == "body" {
+		if td, ok := parseBodyTypeError(msg); ok {
+			return td
+		}
+	}
 	if m := missingPropertyRE.FindStringSubmatch(msg); m != nil {
 		field, msg = field+"."+m[1], "is required"
 	}
+	if rule, ok := typeRules[msg]; ok {
+		msg = rule
+	}
 	return Detail{Field: field, Message: msg}
+}
+
+// typeDetails are the details of the decoding type errors among errs.
+func typeDetails(errs []error) []Detail {
+	var out []Detail
+	for _, err := range errs {
+		var hd huma.ErrorDetailer
+		if errors.As(err, &hd) && hd.ErrorDetail().Location == "body" {
+			if d, ok := parseBodyTypeError(hd.ErrorDetail().Message); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 func init() {
@@ -210,6 +248,12 @@ func init() {
 	// not ours); pointing it at the error model once is the documented way
 	// to give validation failures our shape and statuses.
 	huma.NewError = fromHuma
+	// Arrays are arrays: the spec gives no list field as nullable, every
+	// answer writes [] for an empty one, and a generated client should not
+	// have to check for null. huma documents arrays as nullable unless this
+	// process-wide default says otherwise; a list that may be null says so
+	// with its own nullable tag.
+	huma.DefaultArrayNullable = false
 	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
 		if ctx != nil {
 			if err := bodyError(ctx.Operation(), status); err != nil {

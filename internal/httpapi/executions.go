@@ -22,7 +22,7 @@ type stepOut struct {
 	Key          string             `json:"key" doc:"The step id, plus #i per enclosing loop item."`
 	StepName     *string            `json:"step_name"`
 	Operation    string             `json:"operation" doc:"The action kind."`
-	Status       string             `json:"status" enum:"pending,running,completed,failed,skipped"`
+	Status       string             `json:"status" enum:"pending,running,completed,failed,skipped" doc:"pending: not reached yet (the execution runs); skipped: never ran (a branch not taken, or after the execution failed or exited)."`
 	StartedAt    *string            `json:"started_at"`
 	EndedAt      *string            `json:"ended_at"`
 	DurationMS   *int64             `json:"duration_ms"`
@@ -58,7 +58,7 @@ type executionOut struct {
 	IsTest       bool              `json:"is_test"`
 	RerunOf      *string           `json:"rerun_of" doc:"The failed execution this one reran."`
 	Trigger      map[string]any    `json:"trigger" doc:"The event's payload."`
-	Steps        []stepOut         `json:"steps,omitempty" doc:"In the order they ran (GET of one execution)."`
+	Steps        []stepOut         `json:"steps,omitempty" doc:"GET of one execution: every step of the definition in the order the engine considers them, one record per loop item that reached a step; a step that has not run is pending while the execution runs and skipped once it has ended (after a failure, or on a branch not taken)."`
 }
 
 func duration(from time.Time, to *time.Time) *int64 {
@@ -73,6 +73,9 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 	out := executionOut{ID: x.ID, RunID: x.ID, WorkflowID: x.WorkflowID, EventName: x.EventName, Status: string(x.Status),
 		StartedAt: formatTime(x.StartedAt), EndedAt: optTime(x.EndedAt), DurationMS: duration(x.StartedAt, x.EndedAt),
 		Created: formatTime(x.CreatedAt), ColumnConfig: x.Definition.ColumnConfig, IsTest: x.Test != nil, Trigger: x.Trigger}
+	if out.ColumnConfig == nil {
+		out.ColumnConfig = []workflow.Column{} // an array, empty when none: the spec's "array or null" admits it
+	}
 	if x.Error != "" {
 		out.Error = &x.Error
 	}
@@ -80,6 +83,8 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 		out.RerunOf = &x.RerunOf
 	}
 	if steps != nil {
+		// Every step of the definition, those that never ran included.
+		steps = workflow.Timeline(x.Definition, x.Status, steps)
 		out.Steps = make([]stepOut, 0, len(steps))
 	}
 	for _, st := range steps {
@@ -89,11 +94,6 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 		if st.Error != nil {
 			so.Error = &stepFailure{Code: st.Error.Code, Message: st.Error.Message}
 		}
-		if so.Input == nil {
-			// A step that failed before its inputs resolved: the spec's
-			// input is an object.
-			so.Input = map[string]any{}
-		}
 		if st.StartedAt != nil {
 			so.DurationMS = duration(*st.StartedAt, st.EndedAt)
 		}
@@ -102,6 +102,10 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 		}
 		if so.Attempts == nil {
 			so.Attempts = []workflow.Attempt{}
+		}
+		if so.Input == nil {
+			// A step that never resolved its inputs (skipped, pending).
+			so.Input = map[string]any{}
 		}
 		out.Steps = append(out.Steps, so)
 	}
@@ -114,9 +118,9 @@ type testRunInput struct {
 	// test run without a body runs with the defaults.
 	Body *testRunBody `required:"false"`
 
-	w          workflow.Workflow
-	def        workflow.Definition // what the run runs: the draft when there is one
-	datePosted string              // overrides.date_posted, in the payload's format
+	w         workflow.Workflow
+	def       workflow.Definition // what the run runs: the draft when there is one
+	overrides workflow.Overrides
 }
 
 func (in *testRunInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
@@ -143,11 +147,14 @@ func (in *testRunInput) check(hctx huma.Context, s *Server, p *problems) error {
 	if err := s.keyMayArm(ctx, arming{def: in.def, root: "/workflow", searchID: w.SearchID, mocked: mockedIn(mocks)}); err != nil {
 		return err
 	}
-	if o := in.Body.Overrides; o != nil && o.DatePosted != nil {
-		if t, err := time.Parse(time.RFC3339, *o.DatePosted); err != nil {
-			p.add("body.overrides.date_posted", "%v", errBadTimestamp)
-		} else {
-			in.datePosted = t.UTC().Format(time.RFC3339)
+	if o := in.Body.Overrides; o != nil {
+		in.overrides = workflow.Overrides{AuthorURL: o.AuthorURL, Text: o.Text, PostURL: o.PostURL, Source: o.Source, Likes: o.Likes, Comments: o.Comments}
+		if o.DatePosted != nil {
+			if t, err := time.Parse(time.RFC3339, *o.DatePosted); err != nil {
+				p.add("body.overrides.date_posted", "%v", errBadTimestamp)
+			} else {
+				in.overrides.DatePosted = &t
+			}
 		}
 	}
 	if tc := in.Body.TestConfig; tc != nil {
@@ -169,7 +176,7 @@ type testRunBody struct {
 		Comments   *int64  `json:"comments,omitempty"`
 		DatePosted *string `json:"date_posted,omitempty" doc:"ISO 8601."`
 		Source     *string `json:"source,omitempty" doc:"A label."`
-	} `json:"overrides,omitempty" doc:"Values of the new-post payload the run sees."`
+	} `json:"overrides,omitempty" doc:"Values set in the event the run sees, on top of the newest real event of its trigger (or the sample). A new-post payload has these fields; an engagement takes author_url as prospect.pronet_url, text as engagement.text, post_url, likes, comments and date_posted as the post's postUrl, likeCount, commentsCount and postedDate; webhook and scheduled payloads get them at their top level, by name; source is a top-level label everywhere."`
 	TestConfig *struct {
 		Mode                 string                   `json:"mode,omitempty" enum:"real_with_override" doc:"The only mode: actions really run unless mocked."`
 		StrictDataValidation *bool                    `json:"strict_data_validation,omitempty" doc:"Default true: fail a step whose resolved input or whose output (a mock's included) breaks the catalogue's types, every mismatch listed."`
@@ -178,42 +185,71 @@ type testRunBody struct {
 }
 
 type testRunOut struct {
-	TestRunID   string `json:"test_run_id" doc:"Read the run at GET /v1/workflows/{id}/executions/{test_run_id}."`
-	WorkflowID  string `json:"workflow_id"`
-	TriggerType string `json:"trigger_type"`
+	TestRunID         string   `json:"test_run_id" doc:"Read the run at GET /v1/workflows/{id}/executions/{test_run_id}."`
+	WorkflowID        string   `json:"workflow_id"`
+	TriggerType       string   `json:"trigger_type"`
+	TriggerPostSource string   `json:"trigger_post_source" enum:"search,topic,webhook,schedule,override,synthetic" doc:"The event the run sees: the newest real event of its trigger's source (search: the linked search's newest result, or the account's newest one when it links none; topic: the topic's newest engagement; webhook: the webhook's last delivery; schedule: the cron's latest occurrence), else a sample: override when overrides were given, synthetic when not."`
+	OverridesApplied  []string `json:"overrides_applied" doc:"The overrides set in that event."`
+}
+
+// testEvents finds a test run's real events for the calling key.
+type testEvents struct {
+	store *store.Store
+	// anySearch says the key may read the account's search results, which
+	// feed a new-post workflow that links no search.
+	anySearch bool
+}
+
+func found(payload map[string]any, err error) (map[string]any, bool, error) {
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	return payload, err == nil, err
+}
+
+func (e testEvents) LatestResult(ctx context.Context, accountID, searchID string) (map[string]any, bool, error) {
+	if searchID != "" {
+		return found(e.store.LatestNewPostPayload(ctx, searchID))
+	}
+	if !e.anySearch {
+		return nil, false, nil
+	}
+	return found(e.store.LatestAccountNewPostPayload(ctx, accountID))
+}
+
+func (e testEvents) LatestEngagement(ctx context.Context, accountID, topicID string) (map[string]any, bool, error) {
+	return found(e.store.LatestEngagementPayload(ctx, accountID, topicID))
+}
+
+func (e testEvents) LatestDelivery(ctx context.Context, workflowID string) (map[string]any, bool, error) {
+	return found(e.store.LatestWebhookPayload(ctx, workflowID))
+}
+
+// testRunMessages say which event a test run runs on.
+var testRunMessages = map[workflow.EventSource]string{
+	workflow.FromSearch:    "Test run started on the newest search result",
+	workflow.FromTopic:     "Test run started on the topic's newest engagement",
+	workflow.FromWebhook:   "Test run started on the webhook's last delivery",
+	workflow.FromSchedule:  "Test run started on the schedule's latest occurrence",
+	workflow.FromOverride:  "Test run started on a sample event with the overrides (the trigger's source has no event yet)",
+	workflow.FromSynthetic: "Test run started on a sample event (the trigger's source has no event yet)",
 }
 
 func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Reply[testRunOut], error) {
-	acct := principalFrom(ctx).Account.ID
+	p := principalFrom(ctx)
+	acct := p.Account.ID
 	w, def := in.w, in.def
-	now := s.now()
 	kind := def.TriggerKind()
-	payload := workflow.SamplePayload(kind, now)
-	if kind == workflow.TriggerNewPost && w.SearchID != "" {
-		// The linked search's latest result is the most faithful sample.
-		latest, err := s.store.LatestNewPostPayload(ctx, w.SearchID)
-		switch {
-		case err == nil:
-			payload = latest
-		case !errors.Is(err, store.ErrNotFound):
-			return nil, s.fail(ctx, err)
-		}
+	// An unlinked new-post workflow samples any of the account's searches:
+	// only for a key that may read their results (a linked search is
+	// checked with the workflow's other needs).
+	acc, _ := s.endpointAccess(workflow.SearchLinkEndpoint)
+	events := testEvents{store: s.store, anySearch: acc.permission == "" || p.Key.Has(acc.permission)}
+	ev, err := workflow.NewTestEvent(ctx, events, w, def, in.overrides, s.now())
+	if err != nil {
+		return nil, s.fail(ctx, err)
 	}
-	if o := in.Body.Overrides; o != nil {
-		for k, v := range map[string]*string{"author_url": o.AuthorURL, "text": o.Text, "post_url": o.PostURL, "source": o.Source} {
-			if v != nil {
-				payload[k] = *v
-			}
-		}
-		for k, v := range map[string]*int64{"likes": o.Likes, "comments": o.Comments} {
-			if v != nil {
-				payload[k] = float64(*v)
-			}
-		}
-		if in.datePosted != "" {
-			payload["date_posted"] = in.datePosted
-		}
-	}
+	payload := ev.Payload
 	test := &workflow.TestConfig{StrictDataValidation: true}
 	if tc := in.Body.TestConfig; tc != nil {
 		if tc.StrictDataValidation != nil {
@@ -226,7 +262,11 @@ func (s *Server) handleTestWorkflow(ctx context.Context, in *testRunInput) (*Rep
 	if _, err := s.store.CreateExecution(ctx, &x, nil, s.cfg.SearchRunLease, false); err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	return reply("Test run started", testRunOut{TestRunID: x.ID, WorkflowID: w.ID, TriggerType: kind}), nil
+	out := testRunOut{TestRunID: x.ID, WorkflowID: w.ID, TriggerType: kind, TriggerPostSource: string(ev.Source), OverridesApplied: ev.Overridden}
+	if out.OverridesApplied == nil {
+		out.OverridesApplied = []string{}
+	}
+	return reply(testRunMessages[ev.Source], out), nil
 }
 
 type executionInput struct {

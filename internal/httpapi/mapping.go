@@ -188,7 +188,7 @@ type mappingResultOut struct {
 	Company       *string            `json:"company,omitempty"`
 	CompanyDomain *string            `json:"company_domain,omitempty"`
 	JobTitle      *string            `json:"job_title,omitempty"`
-	Followers     *int64             `json:"followers,omitempty"`
+	Followers     *int64             `json:"followers,omitempty" doc:"0 until the person's profile is read."`
 	Post          *mappingPost       `json:"post,omitempty"`
 	Engagement    *mappingEngagement `json:"engagement,omitempty"`
 }
@@ -207,8 +207,7 @@ func (s *Server) handleSocialMapping(ctx context.Context, in *queryInput[mapping
 	results, total, err := s.store.SocialMapping(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
 	var broad *store.ErrQueryTooBroad
 	if errors.As(err, &broad) {
-		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad,
-			fmt.Sprintf("The query matches %d engagements, more than the %d one query may weigh.", broad.Engagements, broad.Limit)).
+		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad, tooBroadMessage(broad, "engagements", "of people its filters keep")).
 			WithSuggestion("Narrow it: fewer or more specific keywords, a higher engaged_with_topic_strength, fewer engaged_with_days, or firmographic filters.")
 	}
 	if err != nil {
@@ -237,7 +236,8 @@ func toMappingResult(r store.MappingResult, include func(string) bool) mappingRe
 	o.FirstName, o.LastName, o.PronetURL, o.Avatar = str("first_name", p.FirstName), str("last_name", p.LastName), str("pronet_url", p.PronetURL), str("avatar", p.Avatar)
 	o.Location, o.Company, o.CompanyDomain, o.JobTitle = str("location", countryName(p.Country)), str("company", p.Company), str("company_domain", p.CompanyDomain), str("job_title", p.JobTitle)
 	if include("followers") {
-		o.Followers = p.Followers
+		n := knownOrZero(p.Followers)
+		o.Followers = &n
 	}
 	post := mappingPost{Text: str("post.text", r.PostText), URL: str("post.url", r.PostURL), Date: str("post.date", formatTime(r.PostDate))}
 	if include("post.likes") {
@@ -253,6 +253,28 @@ func toMappingResult(r store.MappingResult, include func(string) bool) mappingRe
 		o.Engagement = &mappingEngagement{Type: r.EngagementType}
 	}
 	return o
+}
+
+// tooBroadMessage says what a refused query weighed: the engagements (or
+// authors) its filters leave, which is what the limit counts.
+func tooBroadMessage(e *store.ErrQueryTooBroad, what, kept string) string {
+	n := fmt.Sprint(e.Engagements)
+	if e.AtLeast {
+		n = "at least " + n
+	}
+	if e.Filtered {
+		what += " " + kept
+	}
+	return fmt.Sprintf("The query matches %s %s, more than the %d one query may weigh.", n, what, e.Limit)
+}
+
+// knownOrZero is a follower count as the results show it: the spec gives a
+// number, so a count not known yet (profile not read) is 0.
+func knownOrZero(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
 }
 
 // countryName shows a stored country code as its English name.
@@ -271,20 +293,20 @@ func (b creatorsBody) query(p *problems) mapping.Query {
 }
 
 type creatorOut struct {
-	Name                string   `json:"name"`
-	PronetURL           string   `json:"pronet_url"`
-	Avatar              string   `json:"avatar"`
-	Location            string   `json:"location"`
-	Company             string   `json:"company"`
-	CompanyDomain       string   `json:"company_domain"`
-	JobTitle            string   `json:"job_title"`
-	CompanySize         string   `json:"company_size"`
-	CompanyIndustry     string   `json:"company_industry"`
-	CompanyLogo         string   `json:"company_logo"`
-	Followers           *int64   `json:"followers"`
-	AvgLast10Engagement float64  `json:"avg_last_10_engagement" doc:"Mean reactions + comments over their 10 most recent known posts."`
-	AvgDaysBetweenPosts *float64 `json:"avg_days_between_posts" doc:"Mean days between those posts; null with fewer than 2."`
-	QualifyingPosts     int      `json:"qualifying_posts" doc:"Their posts about the keywords within the window."`
+	Name                string  `json:"name"`
+	PronetURL           string  `json:"pronet_url"`
+	Avatar              string  `json:"avatar"`
+	Location            string  `json:"location"`
+	Company             string  `json:"company"`
+	CompanyDomain       string  `json:"company_domain"`
+	JobTitle            string  `json:"job_title"`
+	CompanySize         string  `json:"company_size"`
+	CompanyIndustry     string  `json:"company_industry"`
+	CompanyLogo         string  `json:"company_logo"`
+	Followers           int64   `json:"followers" doc:"0 until their profile is read (the followers filter matches known counts only)."`
+	AvgLast10Engagement float64 `json:"avg_last_10_engagement" doc:"Mean reactions + comments over their 10 most recent known posts."`
+	AvgDaysBetweenPosts float64 `json:"avg_days_between_posts" doc:"Mean days between those posts; 0 when only one is known (no gap to measure)."`
+	QualifyingPosts     int     `json:"qualifying_posts" doc:"Their posts about the keywords within the window."`
 }
 
 type creatorsData struct {
@@ -298,8 +320,7 @@ func (s *Server) handleDiscoverCreators(ctx context.Context, in *queryInput[crea
 	results, total, err := s.store.DiscoverCreators(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
 	var broad *store.ErrQueryTooBroad
 	if errors.As(err, &broad) {
-		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad,
-			fmt.Sprintf("The query matches %d authors, more than the %d one query may weigh.", broad.Engagements, broad.Limit)).
+		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad, tooBroadMessage(broad, "authors", "its filters keep")).
 			WithSuggestion("Narrow it: fewer or more specific keywords, a higher posted_about_topic_strength, fewer posted_about_days, or firmographic filters.")
 	}
 	if err != nil {
@@ -315,7 +336,7 @@ func (s *Server) handleDiscoverCreators(ctx context.Context, in *queryInput[crea
 		out.Results = append(out.Results, creatorOut{Name: cmpOr(pp.FullName, strings.TrimSpace(pp.FirstName+" "+pp.LastName)),
 			PronetURL: pp.PronetURL, Avatar: pp.Avatar, Location: countryName(pp.Country), Company: pp.Company,
 			CompanyDomain: pp.CompanyDomain, JobTitle: pp.JobTitle, CompanySize: pp.CompanySize, CompanyIndustry: pp.Industry,
-			CompanyLogo: pp.CompanyLogo, Followers: pp.Followers, AvgLast10Engagement: c.AvgEngagement, AvgDaysBetweenPosts: c.AvgDaysBetween,
+			CompanyLogo: pp.CompanyLogo, Followers: knownOrZero(pp.Followers), AvgLast10Engagement: c.AvgEngagement, AvgDaysBetweenPosts: c.AvgDaysBetween,
 			QualifyingPosts: c.QualifyingPosts})
 	}
 	return &MeteredReply[creatorsData]{SpentCredits: spent, Body: Envelope[creatorsData]{Message: "Creators", Success: true, Data: out}}, nil

@@ -148,6 +148,12 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		s.writeHumaError(ctx, internalError())
 		return
 	}
+	if p.Key.Expired(s.now()) {
+		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeInvalidAPIKey, "The API key expired at "+formatTime(*p.Key.ExpiresAt)+".",
+			Detail{Field: "header.x-api-key", Message: "expired at " + formatTime(*p.Key.ExpiresAt)}).
+			WithSuggestion("Create a new key with `trawl keys create`."))
+		return
+	}
 	ri := infoFrom(ctx.Context())
 	ri.keyPrefix, ri.accountID = p.Key.Prefix, p.Account.ID
 

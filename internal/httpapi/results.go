@@ -15,18 +15,22 @@ import (
 )
 
 type resultsInput struct {
-	ID     string `path:"id" doc:"Search id."`
-	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"50"`
-	Cursor string `query:"cursor" doc:"next_cursor of the previous page."`
-	From   string `query:"from" doc:"Only results published at or after this ISO 8601 time."`
+	ID       string `path:"id" doc:"Search id."`
+	Limit    int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Results per page, 1-500."`
+	PageSize int    `query:"page_size" minimum:"1" maximum:"500" doc:"Alias of limit (give one of them)."`
+	Cursor   string `query:"cursor" doc:"next_cursor of the previous page."`
+	From     string `query:"from" doc:"Only results published at or after this ISO 8601 time."`
 	AuthorQuery
 
 	from time.Time
 }
 
-// Resolve implements huma.Resolver: from, and the author filters and format.
+// Resolve implements huma.Resolver: page_size (the alias of limit), from,
+// and the author filters and format.
 func (in *resultsInput) Resolve(ctx huma.Context) []error {
-	errs := in.AuthorQuery.Resolve(ctx)
+	var p problems
+	cursorPageSize(queryOf(ctx), &in.Limit, in.PageSize, 500, &p)
+	errs := append(p.errs(), in.AuthorQuery.Resolve(ctx)...)
 	if in.From != "" {
 		t, err := parseTimestamp(in.From)
 		if err != nil {

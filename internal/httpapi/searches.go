@@ -97,7 +97,7 @@ type searchQuery struct {
 	HasLinks          bool     `json:"has_links,omitempty"`
 	UseFullArchive    bool     `json:"use_full_archive,omitempty"`
 	HasMedia          string   `json:"has_media,omitempty"`
-	FromUsers         []string `json:"from_users,omitempty"`
+	FromUsers         []string `json:"from_users,omitzero" doc:"Microblog keyword searches ([] when none)."`
 	ToUser            string   `json:"to_user,omitempty"`
 	URLContains       string   `json:"url_contains,omitempty"`
 	RetweetsOf        string   `json:"retweets_of,omitempty"`
@@ -107,8 +107,8 @@ type searchQuery struct {
 	PlaceCountry      string   `json:"place_country,omitempty"`
 
 	// Pronet keyword searches.
-	MentionsMember       []string `json:"mentions_member,omitempty" doc:"Pronet: member URNs whose mentions the search keeps."`
-	MentionsOrganization []string `json:"mentions_organization,omitempty" doc:"Pronet: numeric ids of companies whose mentions the search keeps."`
+	MentionsMember       []string `json:"mentions_member,omitzero" doc:"Pronet keyword searches: member URNs whose mentions the search keeps ([] when none)."`
+	MentionsOrganization []string `json:"mentions_organization,omitzero" doc:"Pronet keyword searches: numeric ids of companies whose mentions the search keeps ([] when none)."`
 }
 
 type searchFilters struct {
@@ -162,10 +162,9 @@ func toSavedSearch(s search.Search) savedSearch {
 			Keywords: nonNil(d.Keywords), KeywordsAnd: nonNil(d.KeywordsAnd), KeywordsNot: nonNil(d.KeywordsNot),
 			MonitoringType: string(s.Kind), ProfileURL: d.ProfileURL, MicroblogLanguage: d.Language,
 			ExcludeRetweets: d.ExcludeRetweets, ExcludeReplies: d.ExcludeReplies, VerifiedOnly: d.VerifiedOnly,
-			HasLinks: d.HasLinks, UseFullArchive: d.UseFullArchive, HasMedia: d.HasMedia, FromUsers: d.FromUsers,
+			HasLinks: d.HasLinks, UseFullArchive: d.UseFullArchive, HasMedia: d.HasMedia,
 			ToUser: d.ToUser, URLContains: d.URLContains, RetweetsOf: d.RetweetsOf, ConversationID: d.ConversationID,
 			ListID: d.ListID, ContextAnnotation: d.ContextAnnotation, PlaceCountry: d.PlaceCountry,
-			MentionsMember: d.MentionsMember, MentionsOrganization: d.MentionsOrganization,
 		},
 		Filters: searchFilters{TimeFrame: d.TimeFrame, MaxResults: d.MaxResults, Frequency: string(d.Frequency),
 			JobTitles: nonNil(d.JobTitles), ContentType: d.ContentType, PronetSortBy: d.PronetSortBy},
@@ -173,6 +172,13 @@ func toSavedSearch(s search.Search) savedSearch {
 	}
 	if !s.Kind.Pronet() {
 		out.Filters.SearchType = d.SearchType
+	}
+	// The lists of one kind are there, [] when empty, on that kind only.
+	switch s.Kind {
+	case search.KindPosts:
+		out.Query.FromUsers = nonNil(d.FromUsers)
+	case search.KindPronetPosts:
+		out.Query.MentionsMember, out.Query.MentionsOrganization = nonNil(d.MentionsMember), nonNil(d.MentionsOrganization)
 	}
 	if s.Status == search.StatusActive {
 		out.NextRunAt = optTime(s.NextRunAt)
@@ -383,9 +389,17 @@ func (s *Server) handleDeleteSearch(ctx context.Context, in *searchIDInput) (*Re
 }
 
 type listSearchesInput struct {
-	Status string `query:"status" enum:"active,paused,completed,ACTIVE,PAUSED,COMPLETED" doc:"Only searches in this status."`
-	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
-	Cursor string `query:"cursor" doc:"next_cursor of the previous page."`
+	Status   string `query:"status" enum:"active,paused,completed,ACTIVE,PAUSED,COMPLETED" doc:"Only searches in this status."`
+	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Searches per page, 1-100."`
+	PageSize int    `query:"page_size" minimum:"1" maximum:"100" doc:"Alias of limit (give one of them)."`
+	Cursor   string `query:"cursor" doc:"next_cursor of the previous page."`
+}
+
+// Resolve implements huma.Resolver: page_size, the alias of limit.
+func (in *listSearchesInput) Resolve(ctx huma.Context) []error {
+	var p problems
+	cursorPageSize(queryOf(ctx), &in.Limit, in.PageSize, 100, &p)
+	return p.errs()
 }
 
 type pagination struct {

@@ -92,6 +92,8 @@ func New(d Deps) *Server {
 	hc.SchemasPath = "/schemas"
 	// Bodies are described exactly; a $schema member would be an unknown field.
 	hc.CreateHooks = nil
+	// Whole numbers written 10.0 fill integer fields; type errors name the field.
+	hc.Formats = jsonFormats()
 	s.api = humago.New(mux, hc)
 	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody, describeDeclared, markMetered)
 	s.api.UseMiddleware(s.withServer, s.zeroSpentCredits, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)

@@ -25,7 +25,7 @@ type topicBody struct {
 	JobTitles   []string `json:"job_titles,omitempty" doc:"Keep only engagers whose title contains one of these (case-insensitive); empty keeps everyone."`
 	TimeFrame   string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,PAST-24H,PAST-WEEK,PAST-MONTH" doc:"Age of the posts a discovery links; default past-week."`
 	MaxResults  int      `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Posts linked per discovery run, 10-100; default 50."`
-	ContentType string   `json:"content_type,omitempty" enum:"posts,videos,photos,liveVideos,collaborativeArticles,documents,livevideos,collaborativearticles" doc:"Kind of posts; default every kind."`
+	ContentType string   `json:"content_type,omitempty" enum:"posts,videos,photos,liveVideos,collaborativeArticles,documents,livevideos,collaborativearticles" doc:"Kind of posts; default posts (every kind)."`
 	SortBy      string   `json:"sort_by,omitempty" enum:"date_posted,relevance,DATE_POSTED,RELEVANCE" doc:"Default date_posted."`
 }
 
@@ -38,7 +38,7 @@ func (b topicBody) definition(p *problems) topic.Definition {
 		JobTitles:   cleanList("body.job_titles", b.JobTitles, p),
 		TimeFrame:   cmpOr(strings.ToLower(b.TimeFrame), topic.DefaultTimeFrame),
 		MaxResults:  cmpOr(b.MaxResults, topic.DefaultMaxResults),
-		ContentType: canonicalContentType(b.ContentType),
+		ContentType: cmpOr(canonicalContentType(b.ContentType), topic.DefaultContentType),
 		SortBy:      cmpOr(strings.ToLower(b.SortBy), topic.DefaultSortBy),
 	}
 	if n := len(b.Keywords) + len(b.KeywordsAnd) + len(b.KeywordsNot); n > topic.MaxKeywords {
@@ -78,7 +78,7 @@ type topicOut struct {
 	JobTitles        []string `json:"job_titles"`
 	TimeFrame        string   `json:"time_frame"`
 	MaxResults       int      `json:"max_results"`
-	ContentType      *string  `json:"content_type"`
+	ContentType      string   `json:"content_type" doc:"posts (every kind, the default) or the kind of attachment the posts carry."`
 	SortBy           string   `json:"sort_by"`
 	ExpiresAt        string   `json:"expires_at" doc:"End of the 30-day lifecycle."`
 	LastRun          *string  `json:"last_run" doc:"Most recent discovery run."`
@@ -97,12 +97,11 @@ func toTopic(t topic.Topic) topicOut {
 		Keywords: nonNil(t.Definition.Keywords), KeywordsAnd: nonNil(t.Definition.KeywordsAnd),
 		KeywordsNot: nonNil(t.Definition.KeywordsNot), JobTitles: nonNil(t.Definition.JobTitles),
 		TimeFrame: t.Definition.TimeFrame, MaxResults: t.Definition.MaxResults, SortBy: t.Definition.SortBy,
-		ExpiresAt: formatTime(t.ExpiresAt), LastRun: optTime(t.LastRunAt), NewItems: t.NewItems,
+		// Topics created before the default was stored have none.
+		ContentType: cmpOr(t.Definition.ContentType, topic.DefaultContentType),
+		ExpiresAt:   formatTime(t.ExpiresAt), LastRun: optTime(t.LastRunAt), NewItems: t.NewItems,
 		NumberOfNewItems: t.NumberOfNewItems, Created: formatTime(t.CreatedAt), Updated: formatTime(t.UpdatedAt),
 		PostsCount: t.PostsCount, EngagementsCount: t.EngagementsCount}
-	if t.Definition.ContentType != "" {
-		out.ContentType = &t.Definition.ContentType
-	}
 	if t.Status == topic.StatusActive {
 		out.NextRunAt = optTime(t.NextRunAt)
 	}
@@ -162,17 +161,6 @@ func (s *Server) handleGetTopic(ctx context.Context, in *topicIDInput) (*Reply[t
 		return nil, err
 	}
 	return reply("Topic", toTopic(t)), nil
-}
-
-// PageQuery is the page and page_size of a list paged by number; every
-// such input embeds it (huma reads the parameters of embedded exported
-// structs). page is bounded so that the rows a page skips,
-// (page-1)×page_size, cannot overflow wherever they are computed: a deeper
-// page is a 400 naming query.page, while a page past the last one within
-// the bound is an empty page with the total.
-type PageQuery struct {
-	Page     int `query:"page" minimum:"1" maximum:"10000000" default:"1" doc:"Page number, from 1 (at most 10,000,000)."`
-	PageSize int `query:"page_size" minimum:"1" maximum:"100" default:"10"`
 }
 
 type pageInfo struct {
@@ -351,6 +339,17 @@ type topicEngagersInput struct {
 	PageQuery
 	Cursor string `query:"cursor" doc:"Start after this next_cursor of a previous page instead of at page: deep pages cost what the first does. Send cursor=start for the first page in this mode."`
 	AuthorQuery
+}
+
+// Resolve implements huma.Resolver: the paging (no page or offset beside a
+// cursor) and the author filters. PageQuery's and AuthorQuery's resolvers
+// are called from here: with this one, huma does not call theirs.
+func (in *topicEngagersInput) Resolve(ctx huma.Context) []error {
+	var p problems
+	raw := queryOf(ctx)
+	in.PageQuery.resolve(raw, &p)
+	noCursorWithPage(raw, &p)
+	return append(p.errs(), in.AuthorQuery.Resolve(ctx)...)
 }
 
 func (s *Server) handleTopicEngagers(ctx context.Context, in *topicEngagersInput) (*huma.StreamResponse, error) {

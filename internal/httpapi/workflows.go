@@ -27,7 +27,7 @@ type workflowOut struct {
 	Status              string              `json:"status" enum:"DRAFT,PUBLISHED"`
 	SocialSavedSearchID *string             `json:"social_saved_search_id" doc:"The linked saved search."`
 	Version             int64               `json:"version" doc:"Counts changes of the live definition."`
-	HasDraft            bool                `json:"has_draft" doc:"Whether a draft is pending (GET /v1/workflows/{id}/draft)."`
+	HasDraft            bool                `json:"has_draft" doc:"Whether the workflow has a draft (GET /v1/workflows/{id}/draft; its is_synced says whether it differs from the live workflow). A publish leaves one; DELETE of the draft discards it."`
 	Created             string              `json:"created"`
 	Updated             string              `json:"updated"`
 	WebhookURL          *string             `json:"webhook_url,omitempty" doc:"Webhook triggers: where to POST events (signed as Standard Webhooks)."`
@@ -39,12 +39,6 @@ func (s *Server) toWorkflow(w workflow.Workflow, hasDraft bool) workflowOut {
 	out := workflowOut{ID: w.ID, Name: w.Name, Description: w.Description, Workflow: w.Definition,
 		Enabled: w.Enabled, Status: string(w.Status), Version: w.Version, HasDraft: hasDraft,
 		Created: formatTime(w.CreatedAt), Updated: formatTime(w.UpdatedAt), RequiredPermissions: s.requiredPermissions(w)}
-	if out.Workflow.Actions == nil {
-		out.Workflow.Actions = []workflow.Action{}
-	}
-	if out.Workflow.Edges == nil {
-		out.Workflow.Edges = []workflow.Edge{}
-	}
 	if w.SearchID != "" {
 		out.SocialSavedSearchID = &w.SearchID
 	}
@@ -134,18 +128,39 @@ func (s *Server) handleCreateWorkflow(ctx context.Context, in *createWorkflowInp
 		Description: in.Body.Description, Definition: in.Body.Workflow, Enabled: in.Body.Enabled,
 		Status: cmpOr(parseWorkflowStatus(in.Body.Status), workflow.StatusDraft), SearchID: in.Body.SearchID}
 	shown := s.ensureWebhookSecret(&w)
-	if err := s.store.CreateWorkflow(ctx, &w); err != nil {
+	var draft func(workflow.Workflow) *workflow.Draft
+	if w.Status == workflow.StatusPublished {
+		// Created published is a publish: it leaves a draft to edit.
+		draft = publishedDraft(nil)
+	}
+	if err := s.store.CreateWorkflow(ctx, &w, draft); err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	out := s.toWorkflow(w, false)
+	out := s.toWorkflow(w, draft != nil)
 	out.WebhookSecret = shown
 	return createdWith("Workflow created", out), nil
 }
 
 type listWorkflowsInput struct {
-	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20"`
-	Offset int    `query:"offset" minimum:"0" maximum:"1000000000" default:"0" doc:"Workflows to skip, at most 1,000,000,000 (the deepest page of a list paged by number)."`
-	Status string `query:"status" enum:"DRAFT,PUBLISHED,draft,published" doc:"Only workflows in this status."`
+	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Workflows per page, 1-100."`
+	Offset   int    `query:"offset" minimum:"0" maximum:"1000000000" default:"0" doc:"Workflows to skip, at most 1,000,000,000 (the deepest page of a list paged by number)."`
+	Page     int    `query:"page" minimum:"1" maximum:"10000000" doc:"Alias of offset (give one of them): page number from 1, of limit workflows each."`
+	PageSize int    `query:"page_size" minimum:"1" maximum:"100" doc:"Alias of limit (give one of them)."`
+	Status   string `query:"status" enum:"DRAFT,PUBLISHED,draft,published" doc:"Only workflows in this status."`
+}
+
+// Resolve implements huma.Resolver: page and page_size, the list's aliases,
+// turned into offset and limit.
+func (in *listWorkflowsInput) Resolve(ctx huma.Context) []error {
+	var p problems
+	raw := queryOf(ctx)
+	if aliasGiven(raw, "limit", "page_size", &p) && in.PageSize >= 1 && in.PageSize <= 100 {
+		in.Limit = in.PageSize
+	}
+	if aliasGiven(raw, "offset", "page", &p) && in.Page >= 1 && in.Page <= maxPage {
+		in.Offset = (in.Page - 1) * in.Limit
+	}
+	return p.errs()
 }
 
 type workflowList struct {
@@ -215,7 +230,7 @@ type patchWorkflowInput struct {
 		Description *string              `json:"description,omitempty"`
 		Workflow    *workflow.Definition `json:"workflow,omitempty" doc:"Replaces the live definition."`
 		Enabled     *bool                `json:"enabled,omitempty" doc:"Turns the trigger on or off, whatever the status."`
-		Status      string               `json:"status,omitempty" enum:"DRAFT,PUBLISHED,draft,published" doc:"PUBLISHED promotes the draft, if any, into the live workflow and deletes it."`
+		Status      string               `json:"status,omitempty" enum:"DRAFT,PUBLISHED,draft,published" doc:"PUBLISHED promotes the draft, if any, into the live workflow; the draft stays, equal to what went live (is_synced), and a publish without one leaves one."`
 		// The link to a saved search is fixed; these are declared to say so.
 		SearchID            any `json:"search_id,omitempty" doc:"Cannot be changed: delete the workflow and create it again."`
 		SocialSavedSearchID any `json:"social_saved_search_id,omitempty" doc:"Cannot be changed: delete the workflow and create it again."`
@@ -283,7 +298,9 @@ func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput
 				return edit, err
 			}
 			w.Name, w.Description, w.Definition = draft.Name, draft.Description, draft.Definition
-			edit.DeleteDraft, hasDraft = true, false
+		}
+		if status == workflow.StatusPublished {
+			edit.Draft, hasDraft = publishedDraft(draft), true
 		}
 		if b.Name != nil {
 			w.Name = strings.TrimSpace(*b.Name)
@@ -314,6 +331,15 @@ func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput
 	return reply("Workflow updated", out), nil
 }
 
+// publishedDraft makes the draft a publish leaves (workflow.AfterPublish)
+// from the workflow as stored, d being the draft before it.
+func publishedDraft(d *workflow.Draft) func(workflow.Workflow) *workflow.Draft {
+	return func(live workflow.Workflow) *workflow.Draft {
+		after := workflow.AfterPublish(d, live, live.UpdatedAt)
+		return &after
+	}
+}
+
 func (s *Server) handleDeleteWorkflow(ctx context.Context, in *workflowIDInput) (*Reply[deletedData], error) {
 	err := s.store.DeleteWorkflow(ctx, principalFrom(ctx).Account.ID, in.ID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -325,7 +351,7 @@ func (s *Server) handleDeleteWorkflow(ctx context.Context, in *workflowIDInput) 
 	return reply("Workflow deleted", deletedData{ID: in.ID, Deleted: true}), nil
 }
 
-// draftOut is a workflow's pending edit.
+// draftOut is a workflow's edited copy.
 type draftOut struct {
 	ID           string              `json:"id"`
 	WorkflowID   string              `json:"workflow_id"`
@@ -334,19 +360,13 @@ type draftOut struct {
 	Workflow     workflow.Definition `json:"workflow"`
 	Created      string              `json:"created"`
 	LastModified string              `json:"last_modified"`
-	IsSynced     bool                `json:"is_synced" doc:"Whether the draft equals the live workflow."`
+	IsSynced     bool                `json:"is_synced" doc:"Whether the draft equals the live workflow (name, description, definition): true after a publish, until the draft or the live workflow is edited."`
 }
 
 func toDraft(d workflow.Draft, live workflow.Workflow) draftOut {
 	out := draftOut{ID: d.ID, WorkflowID: d.WorkflowID, Name: d.Name, Description: d.Description,
 		Workflow: d.Definition, Created: formatTime(d.CreatedAt), LastModified: formatTime(d.LastModified),
 		IsSynced: d.Synced(live)}
-	if out.Workflow.Actions == nil {
-		out.Workflow.Actions = []workflow.Action{}
-	}
-	if out.Workflow.Edges == nil {
-		out.Workflow.Edges = []workflow.Edge{}
-	}
 	return out
 }
 

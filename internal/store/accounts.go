@@ -125,17 +125,22 @@ func (s *Store) createKey(ctx context.Context, tx *sql.Tx, k *auth.Key) (string,
 	if !exists {
 		return "", fmt.Errorf("store: create key: account %q: %w", k.AccountID, ErrNotFound)
 	}
+	var expires *int64
+	if k.ExpiresAt != nil {
+		v := ms(*k.ExpiresAt)
+		expires = &v
+	}
 	_, err = tx.ExecContext(ctx,
-		`INSERT INTO api_keys (id, account_id, prefix, hash, permissions, full_archive, created_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		k.ID, k.AccountID, k.Prefix, hash, string(perms), k.FullArchive, ms(k.CreatedAt))
+		`INSERT INTO api_keys (id, account_id, prefix, hash, permissions, full_archive, created_at, label, expires_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		k.ID, k.AccountID, k.Prefix, hash, string(perms), k.FullArchive, ms(k.CreatedAt), k.Label, expires)
 	if err != nil {
 		return "", fmt.Errorf("store: create key: %w", err)
 	}
 	return secret, nil
 }
 
-const keyColumns = `k.id, k.account_id, k.prefix, k.permissions, k.full_archive, k.created_at, k.last_used_at, k.revoked_at`
+const keyColumns = `k.id, k.account_id, k.prefix, k.permissions, k.full_archive, k.created_at, k.last_used_at, k.revoked_at, k.label, k.expires_at`
 
 type keyRow struct {
 	k        auth.Key
@@ -143,10 +148,11 @@ type keyRow struct {
 	created  int64
 	lastUsed sql.NullInt64
 	revoked  sql.NullInt64
+	expires  sql.NullInt64
 }
 
 func (r *keyRow) dest() []any {
-	return []any{&r.k.ID, &r.k.AccountID, &r.k.Prefix, &r.perms, &r.k.FullArchive, &r.created, &r.lastUsed, &r.revoked}
+	return []any{&r.k.ID, &r.k.AccountID, &r.k.Prefix, &r.perms, &r.k.FullArchive, &r.created, &r.lastUsed, &r.revoked, &r.k.Label, &r.expires}
 }
 
 func (r *keyRow) key() (auth.Key, error) {
@@ -156,6 +162,7 @@ func (r *keyRow) key() (auth.Key, error) {
 	r.k.CreatedAt = fromMS(r.created)
 	r.k.LastUsedAt = nullTime(r.lastUsed)
 	r.k.RevokedAt = nullTime(r.revoked)
+	r.k.ExpiresAt = nullTime(r.expires)
 	return r.k, nil
 }
 
@@ -208,8 +215,9 @@ func (s *Store) RevokeKey(ctx context.Context, id string) error {
 	return nil
 }
 
-// Authenticate finds the live key with the given hash and its account.
-// Unknown and revoked keys are ErrNotFound.
+// Authenticate finds the unrevoked key with the given hash and its
+// account. Unknown and revoked keys are ErrNotFound; whether the key has
+// expired is the caller's to decide, against its clock.
 func (s *Store) Authenticate(ctx context.Context, hash string) (auth.Principal, error) {
 	var (
 		r       keyRow

@@ -162,7 +162,7 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 					return err
 				}
 				ev.key = "engagement:" + ev.subject + "/" + e.ID
-				ev.payload = engagementPayload(e, post)
+				ev.payload = engagementPayload(ev.subject, e, post)
 				events = append(events, ev)
 				byTopic[ev.subject] = append(byTopic[ev.subject], e.ID)
 			}
@@ -195,13 +195,13 @@ func (s *Store) DispatchEngagements(ctx context.Context, lease time.Duration, li
 }
 
 // engagementPayload is an engagement as GET /v1/topics/{id}/engagements
-// shows it, with the post it was on.
-func engagementPayload(e Engagement, post []byte) map[string]any {
+// shows it, with the topic that linked it and the post it was on.
+func engagementPayload(topicID string, e Engagement, post []byte) map[string]any {
 	var record any
 	_ = json.Unmarshal(post, &record)
 	p := e.Person
 	return map[string]any{
-		"id": e.ID, "prospect_id": p.URN, "pronet_post_id": e.PostURN, "discovery_interval": string(e.DiscoveryInterval),
+		"id": e.ID, "topic_id": topicID, "prospect_id": p.URN, "pronet_post_id": e.PostURN, "discovery_interval": string(e.DiscoveryInterval),
 		"created": e.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"),
 		"prospect": map[string]any{"full_name": p.FullName, "pronet_url": p.PronetURL, "job_title": p.JobTitle,
 			"company": p.Company, "company_domain": p.CompanyDomain, "pronet_urn": p.URN},

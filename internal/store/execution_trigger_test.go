@@ -39,7 +39,7 @@ func TestExecutionTriggerKeepsNUL(t *testing.T) {
 			}
 			w := workflow.Workflow{AccountID: a.ID, Name: "w", Status: workflow.StatusPublished, Enabled: true,
 				Definition: workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerWebhook}}}
-			if err := s.CreateWorkflow(ctx, &w); err != nil {
+			if err := s.CreateWorkflow(ctx, &w, nil); err != nil {
 				t.Fatal(err)
 			}
 			create := func(s *store.Store, trigger map[string]any) string {

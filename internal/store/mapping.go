@@ -28,21 +28,29 @@ type MappingResult struct {
 	PostComments   int64
 }
 
-// ErrQueryTooBroad means a query qualifies more engagements than the limit.
+// ErrQueryTooBroad means a query leaves more engagements (authors, for
+// creators) than the limit once its filters are applied.
 type ErrQueryTooBroad struct {
+	// Engagements the query leaves (authors, for creators): with Filtered,
+	// those of the people its filters keep; with AtLeast, a lower bound,
+	// as people the filters could not decide without reading them were
+	// not read.
 	Engagements int64
 	Limit       int
+	Filtered    bool
+	AtLeast     bool
 }
 
 func (e *ErrQueryTooBroad) Error() string {
-	return fmt.Sprintf("store: the query qualifies %d engagements, more than the limit of %d", e.Engagements, e.Limit)
+	return fmt.Sprintf("store: the query leaves %d engagements, more than the limit of %d", e.Engagements, e.Limit)
 }
 
 // SocialMapping answers a social mapping query over every post and
 // engagement the deployment's topics collected: the people whose most
 // recent qualifying engagement falls in the window, newest first, one per
-// person, with the exact number of such people. A query that qualifies
-// more than maxCandidates engagements is *ErrQueryTooBroad.
+// person, with the exact number of such people. A query that leaves more
+// than maxCandidates qualifying engagements once its filters are applied
+// is *ErrQueryTooBroad.
 //
 // It reads what collection precomputed (mapping_index.go): the keyword
 // index finds the qualifying posts (qualifyingPosts), each post's packed
@@ -90,14 +98,21 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 		}
 	}
 	lap = time.Now()
-	hits, engagements, err := s.engagersOf(ctx, posts, since, admit)
+	hits, count, err := s.engagersOf(ctx, posts, since, admit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: social mapping: %w", err)
 	}
 	defer func() { s.hitLists.put(&hits.list) }()
-	steps.Engagements, steps.People, steps.PerPerson, lap = engagements, len(hits.list), time.Since(lap), time.Now()
-	if engagements > int64(maxCandidates) {
-		return nil, 0, &ErrQueryTooBroad{Engagements: engagements, Limit: maxCandidates}
+	kept := count.kept
+	steps.Engagements, steps.Kept, steps.People, steps.PerPerson, lap = count.all, kept, len(hits.list), time.Since(lap), time.Now()
+	// The limit weighs what the filters leave, so that narrowing a query
+	// by them, as the 422 advises, helps. The engagements of the people
+	// the folded columns pass are known already; those of the people Match
+	// must decide count once their rows are read, which only happens when
+	// the others fit.
+	limit := int64(maxCandidates)
+	if sure := kept - count.undecided; sure > limit {
+		return nil, 0, &ErrQueryTooBroad{Engagements: sure, Limit: maxCandidates, Filtered: filtering, AtLeast: count.undecided > 0}
 	}
 	defer func() { steps.Page = time.Since(lap) }()
 	if admit != nil {
@@ -116,9 +131,16 @@ func (s *Store) SocialMapping(ctx context.Context, q mapping.Query, now time.Tim
 			}
 			hits.list = slices.DeleteFunc(hits.list, func(h engagerHit) bool {
 				p, ok := people[h.person]
-				return !admit.pass.has(h.person) && (!ok || !q.Filters.Match(p))
+				drop := !admit.pass.has(h.person) && (!ok || !q.Filters.Match(p))
+				if drop {
+					kept -= int64(h.n)
+				}
+				return drop
 			})
 		}
+	}
+	if kept > limit {
+		return nil, 0, &ErrQueryTooBroad{Engagements: kept, Limit: maxCandidates, Filtered: filtering}
 	}
 	list := hits.list
 	// Newest first; people of the same instant by URN, as the answer has
@@ -197,7 +219,8 @@ type MappingSteps struct {
 	Page time.Duration
 
 	Posts       int   // qualifying posts
-	Engagements int64 // qualifying engagements in the window
+	Engagements int64 // qualifying engagements in the window, whoever made them
+	Kept        int64 // of those, the ones the filters leave: what the too-broad limit weighs
 	People      int   // distinct people (with filters, those the folded columns let pass or cannot decide)
 }
 

@@ -16,8 +16,10 @@ type Creator struct {
 	id              int64 // the person's
 	Person          mapping.Person
 	QualifyingPosts int
-	AvgEngagement   float64  // reactions + comments over their 10 most recent known posts
-	AvgDaysBetween  *float64 // between those posts; nil with fewer than 2
+	AvgEngagement   float64 // reactions + comments over their 10 most recent known posts
+	// AvgDaysBetween is the mean gap between those posts, 0 with fewer
+	// than 2: the spec gives a number, and no gap was measured.
+	AvgDaysBetween float64
 }
 
 // DiscoverCreators answers a creator query: the members who wrote pool
@@ -33,21 +35,22 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 	}
-	if len(byAuthor) > maxCandidates {
-		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(byAuthor)), Limit: maxCandidates}
-	}
 	// In no order: the sort by count below leaves the authors of one count
 	// in any order, and those the page spans are sorted fully.
 	authors := make([]int64, 0, len(byAuthor))
 	for id := range byAuthor {
 		authors = append(authors, id)
 	}
+	// The limit weighs the authors the filters leave (filterPeople checks
+	// it), so that narrowing a query by them helps.
 	if !q.Filters.Empty() {
-		keep, err := s.filterPeople(ctx, authors, q.Filters)
+		keep, err := s.filterPeople(ctx, authors, q.Filters, maxCandidates)
 		if err != nil {
 			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
 		}
 		authors = slices.DeleteFunc(authors, func(id int64) bool { return !keep.has(id) })
+	} else if len(authors) > maxCandidates {
+		return nil, 0, &ErrQueryTooBroad{Engagements: int64(len(authors)), Limit: maxCandidates}
 	}
 	all := make([]Creator, len(authors))
 	for i, id := range authors {
@@ -194,8 +197,7 @@ func (s *Store) authorStats(ctx context.Context, authors []int64) (map[int64]Cre
 			n := *v[0]
 			c.AvgEngagement = float64(*v[1]) / float64(n)
 			if n >= 2 {
-				days := float64(*v[2]-*v[3]) / float64(24*time.Hour/time.Millisecond) / float64(n-1)
-				c.AvgDaysBetween = &days
+				c.AvgDaysBetween = float64(*v[2]-*v[3]) / float64(24*time.Hour/time.Millisecond) / float64(n-1)
 			}
 		}
 		out[id] = c

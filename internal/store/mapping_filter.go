@@ -16,8 +16,9 @@ import (
 // tests give Match's answer on any script) are tested on this process's
 // copy of them (foldedCopy); people without a folded row, and, when titles
 // are filtered, people whose title is their headline, are read and Match
-// decides them.
-func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters) (idSet, error) {
+// decides them. More than limit people passing is *ErrQueryTooBroad,
+// found before anyone is read when those the copy passes are too many.
+func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters, limit int) (idSet, error) {
 	var keep idSet
 	if len(ids) == 0 {
 		return keep, nil
@@ -29,15 +30,22 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 	ff := c.filter(f)
 	keep = make(idSet, len(c.flags)/64+1)
 	var undecided []int64
+	dropped := 0
 	for _, id := range ids {
 		switch in, inGo := ff.decide(c, id); {
 		case inGo:
 			undecided = append(undecided, id)
 		case in:
 			keep.add(id)
+		default:
+			dropped++
 		}
 	}
 	c.mu.RUnlock()
+	kept := len(ids) - len(undecided) - dropped
+	if kept > limit {
+		return nil, &ErrQueryTooBroad{Engagements: int64(kept), Limit: limit, Filtered: true, AtLeast: len(undecided) > 0}
+	}
 	if len(undecided) > 0 {
 		people, err := s.peopleByID(ctx, undecided)
 		if err != nil {
@@ -46,8 +54,12 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 		for id, p := range people {
 			if f.Match(p) {
 				keep.add(id)
+				kept++
 			}
 		}
+	}
+	if kept > limit {
+		return nil, &ErrQueryTooBroad{Engagements: int64(kept), Limit: limit, Filtered: true}
 	}
 	return keep, nil
 }
@@ -169,6 +181,7 @@ func (p idSet) keepCodes(col []uint32, memo []int8, test func(code uint32) bool)
 }
 
 // may tells whether person may pass: they pass, or Match must decide.
+// (personPass.add tests the same inline, each part once.)
 func (a *admission) may(person int64) bool {
 	return a.pass.has(person) || a.undecided.has(person) || person >= a.end
 }

@@ -8,11 +8,14 @@ import (
 	"slices"
 )
 
-// engagerHit is a person's latest qualifying engagement.
+// engagerHit is a person's latest qualifying engagement and, for a person
+// the filters have yet to decide, how many qualifying engagements they
+// made (n fits beside comment: a hit stays 32 bytes).
 type engagerHit struct {
 	person  int64
 	at      int64
 	comment bool
+	n       int32
 	post    int64
 }
 
@@ -28,19 +31,19 @@ type engagerHits struct {
 
 // engagersOf reads the packed engagements of the posts (sorted ids) and
 // returns each person's latest engagement since `since`, of the people
-// admit may let pass (all with admit nil), and how many engagements that
-// is in all, whoever made them. Posts whose packed list is missing (stale)
-// are read from the pool tables.
+// admit may let pass (all with admit nil), and how many engagements those
+// people made: what the filters leave, which the too-broad limit weighs.
+// Posts whose packed list is missing (stale) are read from the pool tables.
 //
 // A query's posts are scattered over the copy, and each one's list is a
 // cache miss, as is each person's place: with enough posts, the two
 // halves are read side by side, on two cores, and merged.
-func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admit *admission) (engagerHits, int64, error) {
+func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admit *admission) (engagerHits, engagementCount, error) {
 	first := s.personPass(admit)
 	c, err := s.engagersCopy(ctx)
 	if err != nil {
 		first.release(s)
-		return engagerHits{}, 0, fmt.Errorf("engagements: %w", err)
+		return engagerHits{}, engagementCount{}, fmt.Errorf("engagements: %w", err)
 	}
 	var stale []int64
 	if len(posts) < cmp.Or(s.postsApart, minPostsApart) {
@@ -60,14 +63,26 @@ func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admi
 	defer first.clearSlots(s)
 	byPost, err := s.readEngagers(ctx, s.read, stale, since)
 	if err != nil {
-		return first.hits, 0, err
+		return first.hits, engagementCount{}, err
 	}
 	for _, p := range stale {
 		for _, e := range byPost[p] {
 			first.add(p, e)
 		}
 	}
-	return first.hits, first.n, nil
+	if admit == nil {
+		first.count.kept = first.count.all
+	}
+	return first.hits, first.count, nil
+}
+
+// engagementCount counts a pass's qualifying engagements: all of them,
+// whoever made them (what the pass read); kept, those of the people the
+// filters may let pass (all of them without filters); and of those,
+// undecided, the ones of people Match has yet to decide (no folded row, or
+// a headline standing in for the title a title filter tests).
+type engagementCount struct {
+	all, kept, undecided int64
 }
 
 // sideBySide runs a and b at once, b on a goroutine of its own, and
@@ -94,8 +109,8 @@ type personPass struct {
 	// person id: ids are dense (given in first-seen order), and a slice is
 	// several times faster than a map here. It is a megabyte per 250,000
 	// people, so queries reuse it, and clear only the entries they set.
-	at []int32
-	n  int64 // engagements in the window, whoever made them
+	at    []int32
+	count engagementCount // the engagements kept
 }
 
 // personPass returns a pass with reused buffers.
@@ -163,18 +178,32 @@ func (p *personPass) scan(c *packedEngagers, posts []int64, since int64) (stale 
 // add counts an engagement on post and keeps it when it is its person's
 // latest (of two at the same instant, the comment).
 func (p *personPass) add(post int64, e engagerEntry) {
-	p.n++
+	// The counts ride on the tests the pass makes anyway: unfiltered, an
+	// engagement is counted once, as all (which engagersOf then keeps);
+	// filtered, a dropped one only as all.
+	p.count.all++
 	person, comment := e.key>>1, e.key&1 == 1
-	if p.admit != nil && !p.admit.may(person) {
-		return
+	var undecided int32
+	if a := p.admit; a != nil {
+		if !a.pass.has(person) {
+			if !a.undecided.has(person) && person < a.end {
+				return
+			}
+			p.count.undecided++
+			undecided = 1
+		}
+		p.count.kept++
 	}
 	slot := p.slot(person)
 	if *slot == 0 {
 		*slot = int32(len(p.hits.list)) + 1
-		p.hits.list = append(p.hits.list, engagerHit{person: person, at: e.at, comment: comment, post: post})
+		p.hits.list = append(p.hits.list, engagerHit{person: person, at: e.at, comment: comment, n: undecided, post: post})
 		return
 	}
 	h := &p.hits.list[*slot-1]
+	if undecided != 0 {
+		h.n++ // not written otherwise: the hit's line stays clean
+	}
 	switch {
 	case e.at > h.at || e.at == h.at && comment && !h.comment:
 		h.at, h.comment, h.post = e.at, comment, post
@@ -188,7 +217,9 @@ func (p *personPass) add(post int64, e engagerEntry) {
 
 // merge folds in the hits of a pass over other posts, as add would have.
 func (p *personPass) merge(o *personPass) {
-	p.n += o.n
+	p.count.all += o.count.all
+	p.count.kept += o.count.kept
+	p.count.undecided += o.count.undecided
 	for _, h := range o.hits.list {
 		slot := p.slot(h.person)
 		if *slot == 0 {
@@ -200,6 +231,8 @@ func (p *personPass) merge(o *personPass) {
 			continue
 		}
 		mine := &p.hits.list[*slot-1]
+		h.n += mine.n
+		mine.n = h.n
 		switch {
 		case h.at > mine.at || h.at == mine.at && h.comment && !mine.comment:
 			*mine = h

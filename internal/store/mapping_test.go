@@ -517,21 +517,38 @@ func testMappingResults(t *testing.T, f *mappingFixture) {
 
 func testMappingTooBroad(t *testing.T, f *mappingFixture) {
 	// The base query weighs the engagements on P1 (4 in the window, U5's is
-	// not), P2 (5) and P4 (3): 12, whatever the filters keep.
+	// not), P2 (5) and P4 (3): 12.
 	if _, total, err := f.mapping(t, baseQuery(), 12); err != nil || total != 8 {
 		t.Fatalf("at the limit: total %d, %v", total, err)
 	}
-	for _, q := range []mapping.Query{baseQuery(), func() mapping.Query {
-		q := baseQuery()
-		q.Filters.Countries = []string{"GB"}
-		return q
-	}()} {
-		_, _, err := f.mapping(t, q, 11)
+	refused := func(t *testing.T, q mapping.Query, limit int, want store.ErrQueryTooBroad) {
+		t.Helper()
+		_, _, err := f.mapping(t, q, limit)
 		var broad *store.ErrQueryTooBroad
-		if !errors.As(err, &broad) || broad.Engagements != 12 || broad.Limit != 11 {
-			t.Fatalf("over the limit: %v", err)
+		if !errors.As(err, &broad) || *broad != want {
+			t.Fatalf("over the limit of %d: %v, want %+v", limit, err, want)
 		}
 	}
+	refused(t, baseQuery(), 11, store.ErrQueryTooBroad{Engagements: 12, Limit: 11})
+	// With filters the limit weighs what they leave. In GB: U2's 2 and
+	// U9's 2; U8 (no profile) is decided by reading their row, which
+	// only happens when the others fit, and fails.
+	gb := baseQuery()
+	gb.Filters.Countries = []string{"GB"}
+	if _, total, err := f.mapping(t, gb, 4); err != nil || total != 2 {
+		t.Fatalf("GB at 4: total %d, %v", total, err)
+	}
+	refused(t, gb, 3, store.ErrQueryTooBroad{Engagements: 4, Limit: 3, Filtered: true, AtLeast: true})
+	// Titles with "sales": U2's 2, U4's 1, and U8's 1 (their headline,
+	// "Sales leader at Foo", stands in for a title): 3 known at once, 4
+	// once U8 is read.
+	sales := baseQuery()
+	sales.Filters.JobTitles = []string{"sales"}
+	if _, total, err := f.mapping(t, sales, 4); err != nil || total != 3 {
+		t.Fatalf("sales at 4: total %d, %v", total, err)
+	}
+	refused(t, sales, 3, store.ErrQueryTooBroad{Engagements: 4, Limit: 3, Filtered: true})
+	refused(t, sales, 2, store.ErrQueryTooBroad{Engagements: 3, Limit: 2, Filtered: true, AtLeast: true})
 	// Strength 3 weighs P2's 5 only.
 	if _, total, err := f.mapping(t, mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 3}, 5); err != nil || total != 4 {
 		t.Fatalf("strength 3 at 5: total %d, %v", total, err)
@@ -628,14 +645,14 @@ func testCreators(t *testing.T, f *mappingFixture) {
 	type stats struct {
 		posts int
 		avg   float64
-		gap   float64 // days; -1: nil
+		gap   float64 // days; 0 with one post
 	}
 	want := map[string]stats{
 		"C1": {2, 57.6, 10.0 / 9},
 		"C2": {1, 20, (7*dayMS - 1) / dayMS},
 		"C3": {1, 6, 1},
-		"C4": {1, 42, -1},
-		"C5": {1, 10, -1},
+		"C4": {1, 42, 0},
+		"C5": {1, 10, 0},
 	}
 	run := func(t *testing.T, q mapping.Query, maxCandidates int) ([]store.Creator, int64, error) {
 		t.Helper()
@@ -707,10 +724,7 @@ func testCreators(t *testing.T, f *mappingFixture) {
 				if c.QualifyingPosts != w.posts || math.Abs(c.AvgEngagement-w.avg) > 1e-9 {
 					t.Errorf("%s: %d posts, avg %v; want %d, %v", key, c.QualifyingPosts, c.AvgEngagement, w.posts, w.avg)
 				}
-				switch {
-				case w.gap < 0 && c.AvgDaysBetween != nil:
-					t.Errorf("%s: avg days between %v, want nil", key, *c.AvgDaysBetween)
-				case w.gap >= 0 && (c.AvgDaysBetween == nil || math.Abs(*c.AvgDaysBetween-w.gap) > 1e-9):
+				if math.Abs(c.AvgDaysBetween-w.gap) > 1e-9 {
 					t.Errorf("%s: avg days between %v, want %v", key, c.AvgDaysBetween, w.gap)
 				}
 			}
@@ -755,6 +769,15 @@ func testCreators(t *testing.T, f *mappingFixture) {
 		}
 		if _, total, err := run(t, base(func(q *mapping.Query) {}), 4); err != nil || total != 3 {
 			t.Fatalf("under the limit: %d, %v", total, err)
+		}
+		// With filters the limit weighs the authors they leave: C2 in GB.
+		gb := base(func(q *mapping.Query) { q.Filters.Countries = []string{"GB"} })
+		if _, total, err := run(t, gb, 1); err != nil || total != 1 {
+			t.Fatalf("GB at 1: %d, %v", total, err)
+		}
+		notFR := base(func(q *mapping.Query) { q.Filters.CountriesExcludes = []string{"FR"} })
+		if _, _, err := run(t, notFR, 2); !errors.As(err, &broad) || *broad != (store.ErrQueryTooBroad{Engagements: 3, Limit: 2, Filtered: true}) {
+			t.Fatalf("not in FR at 2: %v", err)
 		}
 	})
 }

@@ -40,6 +40,7 @@ func TestAuthorFiltersFoldCase(t *testing.T) {
 		{"Straße manager", "Wien, Austria"},
 	}
 	filters := []store.AuthorFilter{
+		{}, // no filter: the unfiltered lists, deep pages found through the page index
 		{JobTitle: "geschäftsführer"}, {JobTitle: "GESCHÄFTSFÜHRER"}, {JobTitle: "sales"}, {JobTitle: "σύμβουλος"},
 		{JobTitle: "ΣΥΜΒΟΥΛΟΣ"}, {JobTitle: "key"}, {JobTitle: "\u212Aey"}, {JobTitle: "KEY ACCOUNT"}, {JobTitle: "closer"},
 		{JobTitle: "istanbul"}, {JobTitle: "i̇stanbul"},
@@ -115,47 +116,49 @@ func TestAuthorFiltersFoldCase(t *testing.T) {
 					want = append(want, it.ID)
 				}
 			}
-			var got []string
-			cursor := ""
-			for {
-				page, err := st.FilteredResults(ctx, sr, store.ResultQuery{Author: f}, 2, cursor)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if page.TotalCount != int64(len(want)) {
-					t.Fatalf("%+v: total %d, want %d", f, page.TotalCount, len(want))
-				}
-				for _, it := range page.Items {
-					got = append(got, it.ID)
-				}
-				if cursor = page.NextCursor; cursor == "" {
-					break
-				}
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%+v: results %v, want %v", f, got, want)
-			}
-			exp := st.ExportResults(sr, store.ResultQuery{Author: f}, 3)
-			got = nil
-			for {
-				rows, err := exp.Next(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(rows) == 0 {
-					break
-				}
-				for _, r := range rows {
-					got = append(got, r.Item.ID)
-					if r.Item.Source == "pronet" && (r.Author == nil || r.Author.URN != byUsername[r.Item.Author.Username].URN) {
-						t.Fatalf("export row %s has author %+v", r.Item.ID, r.Author)
+			if !f.Empty() { // the unfiltered results list has its own tests
+				var got []string
+				cursor := ""
+				for {
+					page, err := st.FilteredResults(ctx, sr, store.ResultQuery{Author: f}, 2, cursor)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if page.TotalCount != int64(len(want)) {
+						t.Fatalf("%+v: total %d, want %d", f, page.TotalCount, len(want))
+					}
+					for _, it := range page.Items {
+						got = append(got, it.ID)
+					}
+					if cursor = page.NextCursor; cursor == "" {
+						break
 					}
 				}
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%+v: export %v, want %v", f, got, want)
-			}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%+v: results %v, want %v", f, got, want)
+				}
+				exp := st.ExportResults(sr, store.ResultQuery{Author: f}, 3)
+				got = nil
+				for {
+					rows, err := exp.Next(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(rows) == 0 {
+						break
+					}
+					for _, r := range rows {
+						got = append(got, r.Item.ID)
+						if r.Item.Source == "pronet" && (r.Author == nil || r.Author.URN != byUsername[r.Item.Author.Username].URN) {
+							t.Fatalf("export row %s has author %+v", r.Item.ID, r.Author)
+						}
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%+v: export %v, want %v", f, got, want)
+				}
 
+			}
 			// Engagers: newest engagement first, each person once.
 			var wantURNs []string
 			for i := len(people) - 1; i >= 0; i-- {

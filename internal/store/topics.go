@@ -380,8 +380,20 @@ func scanEngagement(rows *sql.Rows, lead ...any) (Engagement, error) {
 
 // TopicEngagers returns a page (from 1) of a topic's engagers, one per
 // person with their latest engagement, newest first, and how many there are.
+//
+// A deep page finds its first row's key by skipping the rows before it in
+// the page index alone, then reads the page from that key: an OFFSET over
+// the rows themselves would look up every skipped row's engagement in the
+// table (page 9,000 of 100: 3 s on SQLite against 0.3 s).
 func (s *Store) TopicEngagers(ctx context.Context, topicID string, page, pageSize int) ([]Engagement, int64, error) {
-	return s.topicEngagers(ctx, topicID, pageSize, `ORDER BY latest_at DESC, person_urn DESC LIMIT $2 OFFSET $3`, (page-1)*pageSize)
+	if page <= 1 {
+		return s.topicEngagers(ctx, topicID, pageSize, `ORDER BY latest_at DESC, person_urn DESC LIMIT $2`)
+	}
+	return s.topicEngagers(ctx, topicID, pageSize,
+		`AND (latest_at, person_urn) <= (
+		     SELECT latest_at, person_urn FROM topic_engagers WHERE topic_id = $1
+		      ORDER BY latest_at DESC, person_urn DESC LIMIT 1 OFFSET $3)
+		 ORDER BY latest_at DESC, person_urn DESC LIMIT $2`, (page-1)*pageSize)
 }
 
 // TopicEngagersAfter is TopicEngagers from a cursor (next is "" on the last

@@ -66,8 +66,10 @@ func armedAt(before, after workflow.Workflow, now time.Time) *time.Time {
 }
 
 // CreateWorkflow stores a new workflow, filling in its version, times and,
-// unless the caller chose it (to seal a secret to it), its id.
-func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow) error {
+// unless the caller chose it (to seal a secret to it), its id; with a
+// draft (made by draft from the stored workflow), the draft too, in the
+// same transaction.
+func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow, draft func(workflow.Workflow) *workflow.Draft) error {
 	def, err := json.Marshal(w.Definition)
 	if err != nil {
 		return fmt.Errorf("store: create workflow: %w", err)
@@ -78,12 +80,23 @@ func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow) error 
 	}
 	w.Version, w.CreatedAt, w.UpdatedAt = 1, now, now
 	kind, topicID := triggerColumns(w.Definition)
-	_, err = s.db.ExecContext(ctx,
-		`INSERT INTO workflows (id, account_id, name, description, definition, version, status, enabled, search_id,
-		                        trigger_kind, topic_id, webhook_token, webhook_secret, next_fire_at, armed_at, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
-		w.ID, w.AccountID, w.Name, w.Description, string(def), string(w.Status), w.Enabled, nullString(w.SearchID),
-		kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, optMS(w.NextFire(now)), optMS(armedAt(workflow.Workflow{}, *w, now)), ms(now))
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO workflows (id, account_id, name, description, definition, version, status, enabled, search_id,
+			                        trigger_kind, topic_id, webhook_token, webhook_secret, next_fire_at, armed_at, created_at, updated_at)
+			 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
+			w.ID, w.AccountID, w.Name, w.Description, string(def), string(w.Status), w.Enabled, nullString(w.SearchID),
+			kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, optMS(w.NextFire(now)), optMS(armedAt(workflow.Workflow{}, *w, now)), ms(now)); err != nil {
+			return err
+		}
+		if draft == nil {
+			return nil
+		}
+		if d := draft(*w); d != nil {
+			return saveDraftTx(ctx, tx, d)
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("store: create workflow: %w", err)
 	}
@@ -141,8 +154,10 @@ func (s *Store) ListWorkflows(ctx context.Context, accountID string, status work
 
 // WorkflowEdit is what an edit of a workflow decided.
 type WorkflowEdit struct {
-	// DeleteDraft removes the draft in the same transaction (publishing).
-	DeleteDraft bool
+	// Draft, made from the workflow as stored (its times set), is saved
+	// in the same transaction: publishing leaves one equal to what went
+	// live. Nil leaves the draft as it is.
+	Draft func(workflow.Workflow) *workflow.Draft
 }
 
 // UpdateWorkflow edits the account's workflow in one transaction: edit sees
@@ -192,10 +207,12 @@ func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
 			nullString(w.WebhookToken), w.WebhookSecret, ms(w.UpdatedAt), optMS(w.NextFire(w.UpdatedAt)), optMS(armedAt(before, w, w.UpdatedAt))); err != nil {
 			return err
 		}
-		if e.DeleteDraft {
-			_, err = tx.ExecContext(ctx, `DELETE FROM workflow_drafts WHERE workflow_id = $1`, id)
+		if e.Draft != nil {
+			if d := e.Draft(w); d != nil {
+				return saveDraftTx(ctx, tx, d)
+			}
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return workflow.Workflow{}, fmt.Errorf("store: update workflow %s: %w", id, err)
@@ -270,6 +287,25 @@ func (s *Store) WorkflowDraft(ctx context.Context, accountID, workflowID string)
 		return w, workflow.Draft{}, fmt.Errorf("store: draft of workflow %s: %w", workflowID, err)
 	}
 	return w, *d, nil
+}
+
+// saveDraftTx stores a draft whole (its id made when it has none; an
+// existing draft keeps its id and creation time).
+func saveDraftTx(ctx context.Context, tx *sql.Tx, d *workflow.Draft) error {
+	def, err := json.Marshal(d.Definition)
+	if err != nil {
+		return err
+	}
+	if d.ID == "" {
+		d.ID = NewID()
+	}
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO workflow_drafts (workflow_id, id, name, description, definition, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7)
+		 ON CONFLICT (workflow_id) DO UPDATE SET name = excluded.name, description = excluded.description,
+		        definition = excluded.definition, updated_at = excluded.updated_at`,
+		d.WorkflowID, d.ID, d.Name, d.Description, string(def), ms(d.CreatedAt), ms(d.LastModified))
+	return err
 }
 
 // PutDraft creates or replaces the draft of the account's workflow and

@@ -38,6 +38,9 @@ const (
 	DefaultMaxResults = 50
 	DefaultTimeFrame  = "past-week"
 	DefaultSortBy     = "date_posted"
+	// DefaultContentType keeps every post, as the provider does when no
+	// contentType is sent.
+	DefaultContentType = "posts"
 )
 
 // TimeFrames, ContentTypes and SortOrders list the accepted values.

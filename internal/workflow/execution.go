@@ -99,28 +99,3 @@ type StepError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
-
-// SamplePayload is the event a test run sends when no override says
-// otherwise: a plausible event of the trigger kind.
-func SamplePayload(kind string, now time.Time) map[string]any {
-	switch kind {
-	case TriggerEngagement:
-		return map[string]any{
-			"topic_id": "", "engagement": map[string]any{"type": "comment", "text": "Great points on pipeline hygiene."},
-			"prospect": map[string]any{"full_name": "Jane Doe", "job_title": "VP Revenue Operations", "company": "Acme",
-				"pronet_url": "https://www.linkedin.com/in/jane-doe", "pronet_urn": "urn:li:fsd_profile:ACoAAJaneDoe"},
-			"post": map[string]any{"urn": "urn:li:activity:7263450183458918400", "url": "https://www.linkedin.com/feed/update/urn:li:activity:7263450183458918400/",
-				"text": "How we rebuilt our RevOps stack"},
-			"engaged_at": now.UTC().Format(time.RFC3339),
-		}
-	case TriggerWebhook:
-		return map[string]any{"event": "lead.created", "email": "jane@example.com"}
-	case TriggerScheduled:
-		return map[string]any{"scheduled_at": now.UTC().Format(time.RFC3339)}
-	}
-	return map[string]any{
-		"author_url": "https://x.com/jack", "text": "Anyone have a CRM they actually like?",
-		"post_url": "https://x.com/jack/status/1858000000000000000", "likes": float64(42), "comments": float64(7),
-		"date_posted": now.UTC().Format(time.RFC3339), "source": "microblog",
-	}
-}

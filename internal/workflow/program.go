@@ -8,6 +8,8 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/trawlhq/trawl/internal/action"
 )
 
 // Program is a definition with every template and match condition
@@ -145,7 +147,7 @@ func (p *Program) Match(i int, env Env, output any) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("condition %q gave %T, not a boolean", p.Definition.Edges[i].Conditional.Ref, v)
+		return false, fmt.Errorf("condition %q gave %s, not a boolean", p.Definition.Edges[i].Conditional.Ref, action.JSONTypeName(v))
 	}
 	return b, nil
 }

@@ -36,7 +36,7 @@ func TriggerKinds() []string {
 // Definition is what a workflow does: a trigger, actions and the edges
 // between them, starting at Source.
 type Definition struct {
-	Trigger      *Trigger `json:"trigger,omitempty" doc:"What starts an execution; omitted means workflows/new-post."`
+	Trigger      *Trigger `json:"trigger,omitempty" doc:"What starts an execution; omitted means workflows/new-post (and is shown so)."`
 	Actions      []Action `json:"actions" doc:"The steps, at most 100."`
 	Edges        []Edge   `json:"edges" doc:"From $source or an action to an action."`
 	ColumnConfig []Column `json:"column_config,omitempty" doc:"Step outputs shown as columns of an execution (mapped_output)."`
@@ -45,15 +45,15 @@ type Definition struct {
 // Trigger starts executions.
 type Trigger struct {
 	Kind   string         `json:"kind" doc:"workflows/new-post, workflows/engagement ({topic_id}), workflows/webhook or workflows/scheduled-trigger ({cron, timezone})."`
-	Inputs map[string]any `json:"inputs,omitempty"`
+	Inputs map[string]any `json:"inputs" required:"false" doc:"The kind's inputs; {} when it takes none."`
 }
 
 // Action is one step of a workflow.
 type Action struct {
 	ID        string         `json:"id" doc:"Unique in the workflow: 1-64 letters, digits, _ or -."`
 	Kind      string         `json:"kind" doc:"An action kind of GET /v1/workflows/actions."`
-	Name      string         `json:"name,omitempty"`
-	Inputs    map[string]any `json:"inputs,omitempty" doc:"The kind's inputs; strings may hold {{ expr }} templates."`
+	Name      string         `json:"name" required:"false" doc:"A label of the step; \"\" when none was given."`
+	Inputs    map[string]any `json:"inputs" required:"false" doc:"The kind's inputs; strings may hold {{ expr }} templates."`
 	Retry     *Retry         `json:"retry,omitempty"`
 	TimeoutMS *int64         `json:"timeout_ms,omitempty" doc:"Time limit of one attempt, 100-600000 ms."`
 }
@@ -93,6 +93,50 @@ type Column struct {
 	StepID    string `json:"stepId"`
 	FieldPath string `json:"fieldPath" doc:"Dotted path into the step's output, e.g. prospect.job_title."`
 	Label     string `json:"label"`
+}
+
+// MarshalJSON writes every member the spec gives a definition: the trigger
+// (the workflows/new-post one TriggerKind reads when none was given), and
+// actions and edges as arrays. Drafts are compared with live definitions
+// by this encoding (SameDefinition), so a trigger left out equals the one
+// it stands for.
+func (d Definition) MarshalJSON() ([]byte, error) {
+	type plain Definition
+	p := plain(d)
+	if p.Trigger == nil || p.Trigger.Kind == "" {
+		t := Trigger{Kind: d.TriggerKind()}
+		if p.Trigger != nil {
+			t.Inputs = p.Trigger.Inputs
+		}
+		p.Trigger = &t
+	}
+	if p.Actions == nil {
+		p.Actions = []Action{}
+	}
+	if p.Edges == nil {
+		p.Edges = []Edge{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes the trigger's inputs as {} when it has none.
+func (t Trigger) MarshalJSON() ([]byte, error) {
+	type plain Trigger
+	p := plain(t)
+	if p.Inputs == nil {
+		p.Inputs = map[string]any{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes the action's inputs as {} when it has none.
+func (a Action) MarshalJSON() ([]byte, error) {
+	type plain Action
+	p := plain(a)
+	if p.Inputs == nil {
+		p.Inputs = map[string]any{}
+	}
+	return json.Marshal(p)
 }
 
 // TriggerKind is the definition's trigger kind, new-post when none is set.
@@ -142,7 +186,8 @@ type Workflow struct {
 	UpdatedAt time.Time
 }
 
-// Draft is a pending edit of a workflow, promoted by publishing.
+// Draft is the edited copy of a workflow, promoted by publishing, after
+// which it stays, equal to the live workflow until it is edited again.
 type Draft struct {
 	ID           string
 	WorkflowID   string
@@ -156,6 +201,24 @@ type Draft struct {
 // Synced tells whether the draft equals the live workflow.
 func (d Draft) Synced(w Workflow) bool {
 	return d.Name == w.Name && d.Description == w.Description && SameDefinition(d.Definition, w.Definition)
+}
+
+// AfterPublish is the draft a publish of live leaves, d being the draft
+// before it (nil for none): the draft stays, equal to what went live, so
+// that it is synced until it is edited; a publish without a draft leaves
+// one too, so that every published workflow has a draft to edit. Its
+// last_modified moves only when its content changes (the PATCH that
+// publishes also renamed the workflow, say).
+func AfterPublish(d *Draft, live Workflow, now time.Time) Draft {
+	if d == nil {
+		return Draft{WorkflowID: live.ID, Name: live.Name, Description: live.Description, Definition: live.Definition,
+			CreatedAt: now, LastModified: now}
+	}
+	out := *d
+	if !out.Synced(live) {
+		out.Name, out.Description, out.Definition, out.LastModified = live.Name, live.Description, live.Definition, now
+	}
+	return out
 }
 
 // SameDefinition compares two definitions by their JSON (object keys are

@@ -97,13 +97,100 @@ func TestPostRecordRoundTrip(t *testing.T) {
 			t.Errorf("field %q lost", k)
 		}
 	}
-	for _, k := range []string{"video", "article"} {
-		if _, ok := got[k]; ok {
-			t.Errorf("absent %q written", k)
-		}
+	// What the record lacks is written empty, never left out or null.
+	if v, ok := got["video"].([]any); !ok || len(v) != 0 {
+		t.Errorf("video = %#v, want []", got["video"])
+	}
+	if a, ok := got["article"].(map[string]any); !ok || len(a) != 0 {
+		t.Errorf("article = %#v, want {}", got["article"])
 	}
 	if got["InterestCount"] != float64(1) || got["document"].(map[string]any)["TranscribedDocumentUrl"] != "https://d/t" {
 		t.Errorf("marshalled = %s", b)
+	}
+	rp := got["resharedPost"].(map[string]any)
+	for k, want := range map[string]string{"author": "map", "company": "map", "document": "map", "article": "map", "video": "list", "image": "list"} {
+		switch rp[k].(type) {
+		case map[string]any:
+			if want == "map" {
+				continue
+			}
+		case []any:
+			if want == "list" {
+				continue
+			}
+		}
+		t.Errorf("resharedPost.%s = %#v, want a %s", k, rp[k], want)
+	}
+}
+
+// TestPostRecordShape decodes what providers send for a post that has no company, media,
+// document or reshare (empty objects, or nothing at all) and checks the record the API
+// shows: every array an array, every object an object, and no reshare stub.
+func TestPostRecordShape(t *testing.T) {
+	for name, in := range map[string]string{
+		"empty objects": `{"text": "hi", "urn": "1", "author": {"id": 1}, "company": {}, "article": {}, "video": [], "image": [],
+			"document": {}, "resharedPost": {}}`,
+		"nulls":   `{"text": "hi", "urn": "1", "author": {"id": 1, "profilePictures": null}, "company": null, "article": null, "video": null, "image": null, "document": null, "resharedPost": null}`,
+		"absent":  `{"text": "hi", "urn": "1", "author": {"id": 1}}`,
+		"a stub":  `{"text": "hi", "urn": "1", "author": {"id": 1}, "resharedPost": {"text": ""}}`,
+		"stub co": `{"text": "hi", "urn": "1", "author": {"id": 1}, "resharedPost": {"text": "", "company": {}, "author": {}, "video": []}}`,
+	} {
+		var p pronet.Post
+		if err := json.Unmarshal([]byte(in), &p); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := got["resharedPost"]; ok {
+			t.Errorf("%s: resharedPost written on a post that is no reshare: %s", name, b)
+		}
+		for _, k := range []string{"video", "image"} {
+			if v, ok := got[k].([]any); !ok || len(v) != 0 {
+				t.Errorf("%s: %s = %#v, want []", name, k, got[k])
+			}
+		}
+		if a, ok := got["article"].(map[string]any); !ok || len(a) != 0 {
+			t.Errorf("%s: article = %#v, want {}", name, got["article"])
+		}
+		if c, ok := got["company"].(map[string]any); !ok || c["name"] != "" || c["url"] != "" || c["urn"] != "" {
+			t.Errorf("%s: company = %#v, want empty members", name, got["company"])
+		}
+		doc, ok := got["document"].(map[string]any)
+		if cp, isList := doc["coverPages"].([]any); !ok || !isList || len(cp) != 0 || doc["title"] != "" || doc["totalPageCount"] != float64(0) {
+			t.Errorf("%s: document = %#v, want empty members and coverPages []", name, got["document"])
+		}
+		if pics, ok := got["author"].(map[string]any)["profilePictures"].([]any); !ok || len(pics) != 0 {
+			t.Errorf("%s: author.profilePictures = %#v, want []", name, got["author"])
+		}
+		if p.HasDocument() {
+			t.Errorf("%s: HasDocument", name)
+		}
+	}
+	// A reshare keeps its reshared post, every member written.
+	var p pronet.Post
+	if err := json.Unmarshal([]byte(`{"text": "+1", "urn": "2", "author": {"id": 1}, "reposted": true,
+		"resharedPost": {"text": "original", "company": {"name": "Beta", "url": "u", "urn": "55"}}}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(p)
+	var got struct {
+		ResharedPost map[string]json.RawMessage `json:"resharedPost"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"text": `"original"`, "author": `{}`, "document": `{}`, "article": `{}`, "video": `[]`, "image": `[]`,
+		"company": `{"name":"Beta","url":"u","urn":"55","companyLogo":[]}`}
+	for k, v := range want {
+		if string(got.ResharedPost[k]) != v {
+			t.Errorf("resharedPost.%s = %s, want %s", k, got.ResharedPost[k], v)
+		}
 	}
 }
 

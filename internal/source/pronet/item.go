@@ -64,7 +64,7 @@ func (p Post) media() []source.Media {
 			out = append(out, source.Media{Type: "video", URL: v.URL, PreviewURL: v.Poster})
 		}
 	}
-	if d := p.Document; d != nil && (d.TranscribedDocumentURL != "" || len(d.CoverPages) > 0) {
+	if d := p.Document; d.TranscribedDocumentURL != "" || len(d.CoverPages) > 0 {
 		m := source.Media{Type: "document", URL: d.TranscribedDocumentURL}
 		if len(d.CoverPages) > 0 && len(d.CoverPages[0].ImageURLs) > 0 {
 			m.PreviewURL = d.CoverPages[0].ImageURLs[0]

@@ -7,45 +7,77 @@ import (
 )
 
 // Post is the spec's "Pronet post record", field for field, so the API can return it as-is.
-// Objects and lists a post does not have (company, article, document, resharedPost, video,
-// image) are left out of the JSON.
+// Every field the spec gives is always written: a post without a company, a document or an
+// article has them empty (company and document with empty members, article {}), video and
+// image are [] when there are none. resharedPost is the one exception: it is written only on
+// a reshare, never as an empty stub.
 type Post struct {
-	Text                string         `json:"text"`
-	EntityType          string         `json:"entityType"`
-	PostURL             string         `json:"postUrl"`
-	PostedAt            string         `json:"postedAt"`
-	PostedDate          string         `json:"postedDate"`
-	PostedDateTimestamp int64          `json:"postedDateTimestamp"`
-	URN                 string         `json:"urn"`
-	TotalReactionCount  int            `json:"totalReactionCount"`
-	LikeCount           int            `json:"likeCount"`
-	EmpathyCount        int            `json:"empathyCount"`
-	PraiseCount         int            `json:"praiseCount"`
-	AppreciationCount   int            `json:"appreciationCount"`
-	InterestCount       int            `json:"InterestCount"`
-	FunnyCount          int            `json:"funnyCount"`
-	CommentsCount       int            `json:"commentsCount"`
-	RepostsCount        int            `json:"repostsCount"`
-	Reposted            bool           `json:"reposted"`
-	Author              PostAuthor     `json:"author"`
-	Company             *Company       `json:"company,omitempty"`
-	Article             map[string]any `json:"article,omitempty"`
-	Video               []Video        `json:"video,omitempty"`
-	Image               []Image        `json:"image,omitempty"`
-	Document            *Document      `json:"document,omitempty"`
-	ResharedPost        *ResharedPost  `json:"resharedPost,omitempty"`
+	Text                string        `json:"text"`
+	EntityType          string        `json:"entityType"`
+	PostURL             string        `json:"postUrl"`
+	PostedAt            string        `json:"postedAt"`
+	PostedDate          string        `json:"postedDate"`
+	PostedDateTimestamp int64         `json:"postedDateTimestamp"`
+	URN                 string        `json:"urn"`
+	TotalReactionCount  int           `json:"totalReactionCount"`
+	LikeCount           int           `json:"likeCount"`
+	EmpathyCount        int           `json:"empathyCount"`
+	PraiseCount         int           `json:"praiseCount"`
+	AppreciationCount   int           `json:"appreciationCount"`
+	InterestCount       int           `json:"InterestCount"`
+	FunnyCount          int           `json:"funnyCount"`
+	CommentsCount       int           `json:"commentsCount"`
+	RepostsCount        int           `json:"repostsCount"`
+	Reposted            bool          `json:"reposted"`
+	Author              PostAuthor    `json:"author"`
+	Company             Company       `json:"company" doc:"The company page that published the post; empty members for a member's post."`
+	Article             Object        `json:"article" doc:"The shared link; {} when there is none."`
+	Video               List[Video]   `json:"video"`
+	Image               List[Image]   `json:"image"`
+	Document            Document      `json:"document" doc:"The attached document (carousel); empty members when there is none."`
+	ResharedPost        *ResharedPost `json:"resharedPost,omitzero" doc:"The post a reshare shares; only on reshares."`
+}
+
+// HasDocument reports whether the post carries a document.
+func (p Post) HasDocument() bool {
+	d := p.Document
+	return d.URN != "" || d.TranscribedDocumentURL != "" || d.ManifestURL != "" || len(d.CoverPages) > 0
+}
+
+// List is a JSON array that is [] when empty: the spec gives these fields as arrays, and a
+// nil slice would be written as null.
+type List[T any] []T
+
+// MarshalJSON writes a nil list as [].
+func (l List[T]) MarshalJSON() ([]byte, error) {
+	if l == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]T(l))
+}
+
+// Object is a JSON object whose members the spec leaves open (article, and the author and
+// document of a reshared post), passed through untouched; {} when empty.
+type Object map[string]any
+
+// MarshalJSON writes a nil object as {}.
+func (o Object) MarshalJSON() ([]byte, error) {
+	if o == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(map[string]any(o))
 }
 
 // PostAuthor is the author of a post.
 type PostAuthor struct {
-	ID              int64     `json:"id"`
-	FirstName       string    `json:"firstName"`
-	LastName        string    `json:"lastName"`
-	Headline        string    `json:"headline"`
-	Username        string    `json:"username"`
-	URL             string    `json:"url"`
-	URN             string    `json:"urn"`
-	ProfilePictures []Picture `json:"profilePictures"`
+	ID              int64         `json:"id"`
+	FirstName       string        `json:"firstName"`
+	LastName        string        `json:"lastName"`
+	Headline        string        `json:"headline"`
+	Username        string        `json:"username"`
+	URL             string        `json:"url"`
+	URN             string        `json:"urn"`
+	ProfilePictures List[Picture] `json:"profilePictures"`
 }
 
 // Picture is one size of a picture.
@@ -76,42 +108,54 @@ type Image struct {
 
 // Document (carousel) attached to a post.
 type Document struct {
-	Title                           string      `json:"title"`
-	URN                             string      `json:"urn"`
-	TranscribedDocumentURL          string      `json:"TranscribedDocumentUrl"`
-	TranscribedDocumentURLExpiresAt int64       `json:"TranscribedDocumentUrlExpiresAt"`
-	ManifestURL                     string      `json:"manifestUrl"`
-	ManifestURLExpiresAt            int64       `json:"manifestUrlExpiresAt"`
-	ScanRequiredForDownload         bool        `json:"scanRequiredForDownload"`
-	TotalPageCount                  int         `json:"totalPageCount"`
-	CoverPages                      []CoverPage `json:"coverPages"`
+	Title                           string          `json:"title"`
+	URN                             string          `json:"urn"`
+	TranscribedDocumentURL          string          `json:"TranscribedDocumentUrl"`
+	TranscribedDocumentURLExpiresAt int64           `json:"TranscribedDocumentUrlExpiresAt"`
+	ManifestURL                     string          `json:"manifestUrl"`
+	ManifestURLExpiresAt            int64           `json:"manifestUrlExpiresAt"`
+	ScanRequiredForDownload         bool            `json:"scanRequiredForDownload"`
+	TotalPageCount                  int             `json:"totalPageCount"`
+	CoverPages                      List[CoverPage] `json:"coverPages"`
 }
 
 // CoverPage of a document.
 type CoverPage struct {
-	Width     int      `json:"width"`
-	Height    int      `json:"height"`
-	ImageURLs []string `json:"imageUrls"`
+	Width     int          `json:"width"`
+	Height    int          `json:"height"`
+	ImageURLs List[string] `json:"imageUrls"`
 }
 
 // ResharedPost is the post a repost shares. The spec does not fix the inner fields of its
-// author, document and article, so they pass through untouched.
+// author, document and article, so they pass through untouched. Every member is written.
 type ResharedPost struct {
-	Text     string           `json:"text"`
-	Author   map[string]any   `json:"author,omitempty"`
-	Company  *ResharedCompany `json:"company,omitempty"`
-	Document map[string]any   `json:"document,omitempty"`
-	Article  map[string]any   `json:"article,omitempty"`
-	Video    []Video          `json:"video,omitempty"`
-	Image    []Image          `json:"image,omitempty"`
+	Text     string          `json:"text"`
+	Author   Object          `json:"author"`
+	Company  ResharedCompany `json:"company"`
+	Document Object          `json:"document"`
+	Article  Object          `json:"article"`
+	Video    List[Video]     `json:"video"`
+	Image    List[Image]     `json:"image"`
+}
+
+// IsZero reports whether r shares nothing: providers send an empty resharedPost on posts
+// that are not reshares, and records stored before it was left out carry {"text": ""}. The
+// post then has no resharedPost (omitzero).
+func (r *ResharedPost) IsZero() bool {
+	if r == nil {
+		return true
+	}
+	c := r.Company
+	return r.Text == "" && len(r.Author) == 0 && len(r.Document) == 0 && len(r.Article) == 0 &&
+		len(r.Video) == 0 && len(r.Image) == 0 && c.Name == "" && c.URL == "" && c.URN == "" && len(c.CompanyLogo) == 0
 }
 
 // ResharedCompany is the company of a reshared post, with its logo.
 type ResharedCompany struct {
-	Name        string    `json:"name"`
-	URL         string    `json:"url"`
-	URN         string    `json:"urn"`
-	CompanyLogo []Picture `json:"companyLogo"`
+	Name        string        `json:"name"`
+	URL         string        `json:"url"`
+	URN         string        `json:"urn"`
+	CompanyLogo List[Picture] `json:"companyLogo"`
 }
 
 // Comment is the spec's "Company post comment". Replies carry the same fields without threadUrn,
@@ -127,7 +171,7 @@ type Comment struct {
 	Text                      string         `json:"text"`
 	Author                    CommentAuthor  `json:"author"`
 	TotalSocialActivityCounts ActivityCounts `json:"totalSocialActivityCounts"`
-	Replies                   []Comment      `json:"replies"`
+	Replies                   List[Comment]  `json:"replies"`
 }
 
 // CommentAuthor is the author of a comment or reply.
@@ -156,10 +200,10 @@ type ActivityCounts struct {
 
 // CommentsPage is one page of a post's comments, in the API's response shape.
 type CommentsPage struct {
-	Comments    []Comment `json:"comments"`
-	Total       int       `json:"total"`
-	TotalPage   int       `json:"totalPage"`
-	CurrentPage int       `json:"currentPage"`
+	Comments    List[Comment] `json:"comments"`
+	Total       int           `json:"total"`
+	TotalPage   int           `json:"totalPage"`
+	CurrentPage int           `json:"currentPage"`
 }
 
 // Reaction types a Reactor can have.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -107,7 +108,7 @@ func (r *run) delay(ctx context.Context, st workflow.Step, in map[string]any) (w
 func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc scope, path string, in map[string]any) (workflow.Step, error) {
 	items, ok := in["items"].([]any)
 	if !ok {
-		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: fmt.Sprintf("items must be an array, got %T", in["items"])})
+		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: "items must be an array, got " + action.JSONTypeName(in["items"])})
 	}
 	if len(items) > action.MaxLoopItems {
 		return st, r.fail(ctx, st, &workflow.StepError{Code: action.CodeInvalidInput, Message: fmt.Sprintf("items holds %d; at most %d", len(items), action.MaxLoopItems)})
@@ -126,6 +127,15 @@ func (r *run) loop(ctx context.Context, a workflow.Action, st workflow.Step, sc 
 		}
 		sub := path + "#" + strconv.Itoa(i)
 		exited, err := r.region(ctx, body, a.ID, inner, sub)
+		var failed *stepFailed
+		if errors.As(err, &failed) {
+			// The loop fails with the item that failed, recorded with the
+			// execution's end, rather than staying running forever.
+			now := r.e.Now()
+			st.Status, st.EndedAt = workflow.StepFailed, &now
+			st.Error = &workflow.StepError{Code: "ITEM_FAILED", Message: fmt.Sprintf("item %d: %s", i, failed.Error())}
+			r.later(st)
+		}
 		if err != nil {
 			return st, err
 		}
