@@ -155,7 +155,7 @@ func TestAccountsDelete(t *testing.T) {
 		def := `{"trigger":{"kind":"workflows/webhook"},"actions":[{"id":"keep","kind":"builtin:set","inputs":{"values":{"seen":true}}}],"edges":[{"from":"$source","to":"keep"}]}`
 		wf := createWorkflow(t, c, map[string]any{"name": "doomed flow", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
 		mustDo(t, c, http.MethodPut, "/v1/workflows/"+wf.ID+"/draft", map[string]any{"workflow": json.RawMessage(def)}, 200)
-		if status, body := postHook(t, *wf.WebhookURL+"?wait=true", http.Header{}, []byte(`{}`)); status != 200 {
+		if status, body := postHook(t, ts.HTTP, *wf.WebhookURL+"?wait=true", http.Header{}, []byte(`{}`)); status != 200 {
 			t.Fatalf("webhook = %d %v", status, body)
 		}
 		waitUntil(t, ts, "the doomed account's collection", func() bool {

@@ -26,14 +26,14 @@ func TestAccessLogHidesWebhookToken(t *testing.T) {
 		unknown := strings.Repeat("Z", len(token))
 
 		body := []byte(`{"amount": 1}`)
-		if st, out := postHook(t, url+"?wait=true", sign(t, secret, "msg_log", time.Now(), body), body); st != 200 {
+		if st, out := postHook(t, ts.HTTP, url+"?wait=true", sign(t, secret, "msg_log", time.Now(), body), body); st != 200 {
 			t.Fatalf("hook: %d %v", st, out)
 		}
-		if st, _ := postHook(t, ts.URL+"/v1/hooks/"+unknown, http.Header{}, body); st != 404 {
+		if st, _ := postHook(t, ts.HTTP, ts.URL+"/v1/hooks/"+unknown, http.Header{}, body); st != 404 {
 			t.Fatalf("unknown token: %d", st)
 		}
 		// A GET matches no route: its path holds the token all the same.
-		resp, err := http.Get(url)
+		resp, err := ts.HTTP.Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}

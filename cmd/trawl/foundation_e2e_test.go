@@ -202,7 +202,7 @@ func TestUsageAndRequestIDs(t *testing.T) {
 
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/healthz", nil)
 		req.Header.Set("x-request-id", "trace-123")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := ts.HTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

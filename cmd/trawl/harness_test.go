@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,8 +70,11 @@ type testServer struct {
 	Stdout  *output
 	Stderr  *output
 	Client  *client.Client
-	env     map[string]string
-	stop    func()
+	// HTTP is the client ts.Client uses: every answer it reads from the
+	// server is checked against the server's OpenAPI document.
+	HTTP *http.Client
+	env  map[string]string
+	stop func()
 }
 
 var listeningRE = regexp.MustCompile(`listening on (http://\S+)`)
@@ -130,6 +134,8 @@ func startServerAt(t *testing.T, env map[string]string, now func() time.Time) *t
 	}
 	ts.Key = strings.TrimSpace(string(key))
 	ts.Client = client.New(ts.URL, ts.Key)
+	ts.HTTP = contractClient(t, ts.URL)
+	ts.Client.HTTP = ts.HTTP
 	return ts
 }
 

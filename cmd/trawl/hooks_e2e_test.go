@@ -33,7 +33,8 @@ func sign(t *testing.T, secret, id string, at time.Time, body []byte) http.Heade
 	return h
 }
 
-func postHook(t *testing.T, url string, h http.Header, body []byte) (int, map[string]any) {
+// postHook posts body to a webhook URL through hc.
+func postHook(t *testing.T, hc *http.Client, url string, h http.Header, body []byte) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(string(body)))
 	if err != nil {
@@ -41,7 +42,7 @@ func postHook(t *testing.T, url string, h http.Header, body []byte) (int, map[st
 	}
 	req.Header = h.Clone()
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,27 +96,27 @@ func TestWebhookTrigger(t *testing.T) {
 		url, secret := *w.WebhookURL, *w.WebhookSecret
 		body := []byte(`{"amount": 250, "email": "cfo@example.com"}`)
 
-		if st, out := postHook(t, url, http.Header{}, body); st != 401 {
+		if st, out := postHook(t, ts.HTTP, url, http.Header{}, body); st != 401 {
 			t.Fatalf("unsigned: %d %v", st, out)
 		}
 		bad := sign(t, secret, "msg_1", time.Now(), []byte(`{"amount": 1}`))
-		if st, _ := postHook(t, url, bad, body); st != 401 {
+		if st, _ := postHook(t, ts.HTTP, url, bad, body); st != 401 {
 			t.Fatalf("signature of another body: %d", st)
 		}
-		if st, _ := postHook(t, url, sign(t, secret, "msg_old", time.Now().Add(-10*time.Minute), body), body); st != 401 {
+		if st, _ := postHook(t, ts.HTTP, url, sign(t, secret, "msg_old", time.Now().Add(-10*time.Minute), body), body); st != 401 {
 			t.Fatalf("old timestamp: %d", st)
 		}
 
 		h := sign(t, secret, "msg_1", time.Now(), body)
 		// A sender may add parameters of its own to the URL.
-		st, out := postHook(t, url+"?wait=true&utm_source=crm", h, body)
+		st, out := postHook(t, ts.HTTP, url+"?wait=true&utm_source=crm", h, body)
 		data, _ := out["data"].(map[string]any)
 		output, _ := data["output"].(map[string]any)
 		if st != 200 || data["status"] != "completed" || output["tier"] != "enterprise" || output["email"] != "cfo@example.com" {
 			t.Fatalf("waited hook: %d %v", st, out)
 		}
 		first := data["execution_id"].(string)
-		st, out = postHook(t, url, h, body)
+		st, out = postHook(t, ts.HTTP, url, h, body)
 		if again := out["data"].(map[string]any)["execution_id"]; st != 202 || again != first {
 			t.Fatalf("repeated webhook-id: %d %v (first %s)", st, again, first)
 		}
@@ -123,18 +124,18 @@ func TestWebhookTrigger(t *testing.T) {
 		if x.keys() != "big:completed yes:completed no:skipped" || x.EventName != "workflows/webhook" || x.IsTest {
 			t.Fatalf("execution %s %+v", x.keys(), x)
 		}
-		st, out = postHook(t, url, sign(t, secret, "msg_2", time.Now(), body), body)
+		st, out = postHook(t, ts.HTTP, url, sign(t, secret, "msg_2", time.Now(), body), body)
 		second, _ := out["data"].(map[string]any)["execution_id"].(string)
 		if st != 202 || second == "" || second == first {
 			t.Fatalf("second event: %d %v", st, out)
 		}
 		waitExecution(t, ts, c, w.ID, second, ended)
 
-		if st, _ := postHook(t, strings.TrimSuffix(url, url[len(url)-4:])+"AAAA", h, body); st != 404 {
+		if st, _ := postHook(t, ts.HTTP, strings.TrimSuffix(url, url[len(url)-4:])+"AAAA", h, body); st != 404 {
 			t.Fatalf("unknown token: %d", st)
 		}
 		mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"enabled": false}, 200)
-		if st, _ := postHook(t, url, sign(t, secret, "msg_3", time.Now(), body), body); st != 409 {
+		if st, _ := postHook(t, ts.HTTP, url, sign(t, secret, "msg_3", time.Now(), body), body); st != 409 {
 			t.Fatalf("disabled workflow: %d", st)
 		}
 		if n := executionsOf(t, ts, w.ID); n != 2 {

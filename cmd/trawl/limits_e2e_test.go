@@ -169,7 +169,7 @@ func TestWebhookBodyLimit(t *testing.T) {
 
 		// At the limit, the webhook is taken.
 		exact := jsonOfSize(1 << 20)
-		if st, out := postHook(t, url, sign(t, secret, "msg_exact", time.Now(), exact), exact); st != 202 {
+		if st, out := postHook(t, ts.HTTP, url, sign(t, secret, "msg_exact", time.Now(), exact), exact); st != 202 {
 			t.Fatalf("a body of exactly 1 MiB: %d %v", st, out)
 		}
 		// Every other route has its limit too.
@@ -201,7 +201,7 @@ func TestWebhookSlowBody(t *testing.T) {
 
 		// The raised limit takes a 2 MiB payload and still refuses 4 MiB.
 		two := jsonOfSize(2 << 20)
-		if st, out := postHook(t, url, sign(t, secret, "msg_two", time.Now(), two), two); st != 202 {
+		if st, out := postHook(t, ts.HTTP, url, sign(t, secret, "msg_two", time.Now(), two), two); st != 202 {
 			t.Fatalf("2 MiB under a 3 MiB limit: %d %v", st, out)
 		}
 		four := jsonOfSize(4 << 20)

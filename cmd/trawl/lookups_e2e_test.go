@@ -330,6 +330,7 @@ func TestLiveLookups(t *testing.T) {
 				{"/v1/profile/posts", "profileUrl", "https://www.linkedin.com/in/missing-x", 404, "NOT_FOUND"},
 				{"/v1/profile/posts", "profileUrl", "https://www.linkedin.com/in/ratelimited-x", 429, "RATE_LIMITED"},
 				{"/v1/company/posts", "companyUrl", "https://www.linkedin.com/company/error-x", 502, "UPSTREAM_ERROR"},
+				{"/v1/company/posts", "companyUrl", "https://www.linkedin.com/company/missing-x", 404, "NOT_FOUND"},
 				{"/v1/company/comments", "postUrn", "urn:li:activity:9" + strings.Repeat("9", 18), 404, "NOT_FOUND"},
 			} {
 				r := post(t, c, c2.path, map[string]any{c2.field: c2.value})

@@ -45,6 +45,7 @@ type cli struct {
 	Accounts accountsCmd `cmd:"" help:"Manage accounts."`
 	Keys     keysCmd     `cmd:"" help:"Manage API keys."`
 	Sandbox  sandboxCmd  `cmd:"" help:"Serve the sandbox's synthetic upstreams alone, on --addr."`
+	OpenAPI  openapiCmd  `cmd:"" name:"openapi" help:"Print the OpenAPI document the API serves (no database needed)."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 

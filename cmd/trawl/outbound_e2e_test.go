@@ -56,7 +56,7 @@ func TestSecretHeadersStayHome(t *testing.T) {
 		w := createWorkflow(t, c, map[string]any{"name": "secret", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
 		for target, want := range map[string]string{first.URL + "/away": "second", first.URL + "/home": "first"} {
 			body, _ := json.Marshal(map[string]string{"url": target})
-			st, out := postHook(t, *w.WebhookURL+"?wait=true", http.Header{}, body)
+			st, out := postHook(t, ts.HTTP, *w.WebhookURL+"?wait=true", http.Header{}, body)
 			data, _ := out["data"].(map[string]any)
 			if output, _ := data["output"].(map[string]any); st != 200 || data["status"] != "completed" || output["body"] != want {
 				t.Fatalf("%s: %d %v, want completed with the body of %s", target, st, out, want)
@@ -112,7 +112,7 @@ func TestNULRefusedInTextFields(t *testing.T) {
 		}
 		// A webhook's token is a path parameter too; no key is needed to
 		// send one.
-		if st, out := postHook(t, ts.URL+"/v1/hooks/a%00b", http.Header{}, []byte(`{}`)); st != 400 || !strings.Contains(fmt.Sprint(out), "path.token") {
+		if st, out := postHook(t, ts.HTTP, ts.URL+"/v1/hooks/a%00b", http.Header{}, []byte(`{}`)); st != 400 || !strings.Contains(fmt.Sprint(out), "path.token") {
 			t.Errorf("webhook token with NUL: %d %v", st, out)
 		}
 
@@ -167,7 +167,7 @@ func TestNULInWebhookPayload(t *testing.T) {
 		}
 
 		// A parameter the sender adds to the URL is its own, NUL or not.
-		st, out := postHook(t, *w.WebhookURL+"?wait=true&ref=a%00b", http.Header{}, body)
+		st, out := postHook(t, ts.HTTP, *w.WebhookURL+"?wait=true&ref=a%00b", http.Header{}, body)
 		data, _ := out["data"].(map[string]any)
 		waited, _ := data["execution_id"].(string)
 		if output, _ := data["output"].(map[string]any); st != 200 || data["status"] != "completed" || output["note"] != "a\x00b" {
@@ -175,7 +175,7 @@ func TestNULInWebhookPayload(t *testing.T) {
 		}
 		check(waited, execution(t, c, w.ID, waited))
 
-		st, out = postHook(t, *w.WebhookURL, http.Header{}, body)
+		st, out = postHook(t, ts.HTTP, *w.WebhookURL, http.Header{}, body)
 		queued, _ := out["data"].(map[string]any)["execution_id"].(string)
 		if st != 202 || queued == "" {
 			t.Fatalf("queued hook: %d %q", st, out)
@@ -189,7 +189,7 @@ func TestNULInWebhookPayload(t *testing.T) {
 			"edges":[{"from":"$source","to":"n"}]}`
 		w = createWorkflow(t, c, map[string]any{"name": "nul fails", "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
 		for _, wait := range []string{"?wait=true", ""} {
-			_, out := postHook(t, *w.WebhookURL+wait, http.Header{}, body)
+			_, out := postHook(t, ts.HTTP, *w.WebhookURL+wait, http.Header{}, body)
 			id, _ := out["data"].(map[string]any)["execution_id"].(string)
 			x := waitExecution(t, ts, c, w.ID, id, ended)
 			if x.Status != "failed" || x.Error == nil || !strings.Contains(*x.Error, "int(a\uFFFDb)") ||

@@ -34,7 +34,7 @@ func TestPagingAliases(t *testing.T) {
 			hook = createWorkflow(t, c, map[string]any{"name": fmt.Sprintf("flow %d", i), "workflow": json.RawMessage(def), "status": "PUBLISHED", "enabled": true})
 		}
 		for range 3 {
-			if status, body := postHook(t, *hook.WebhookURL+"?wait=true", http.Header{}, []byte(`{"n": 1}`)); status != 200 {
+			if status, body := postHook(t, ts.HTTP, *hook.WebhookURL+"?wait=true", http.Header{}, []byte(`{"n": 1}`)); status != 200 {
 				t.Fatalf("webhook = %d %v", status, body)
 			}
 		}

@@ -362,7 +362,7 @@ func (fx *exportFixture) get(t *testing.T, path string, header map[string]string
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := fx.ts.HTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

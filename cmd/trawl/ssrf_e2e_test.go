@@ -73,7 +73,7 @@ func TestSSRFRefusedEndToEnd(t *testing.T) {
 		hook := func(target string) (string, executionView) {
 			t.Helper()
 			body, _ := json.Marshal(map[string]string{"url": target})
-			st, out := postHook(t, *w.WebhookURL+"?wait=true", http.Header{}, body)
+			st, out := postHook(t, ts.HTTP, *w.WebhookURL+"?wait=true", http.Header{}, body)
 			data, _ := out["data"].(map[string]any)
 			id, _ := data["execution_id"].(string)
 			if st != 200 || id == "" {

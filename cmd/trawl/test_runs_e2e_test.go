@@ -171,7 +171,7 @@ func TestWorkflowTestRunsUseRealEvents(t *testing.T) {
 			if run, x := testRun(t, ts, c, w.ID, map[string]any{}); run.TriggerPostSource != "synthetic" || x.Trigger["event"] != "lead.created" {
 				t.Fatalf("before any delivery: %+v %v", run, x.Trigger)
 			}
-			if st, out := postHook(t, *w.WebhookURL+"?wait=true", http.Header{}, []byte(`{"amount": 250, "email": "cfo@example.com"}`)); st != 200 {
+			if st, out := postHook(t, ts.HTTP, *w.WebhookURL+"?wait=true", http.Header{}, []byte(`{"amount": 250, "email": "cfo@example.com"}`)); st != 200 {
 				t.Fatalf("delivery: %d %v", st, out)
 			}
 			run, x := testRun(t, ts, c, w.ID, map[string]any{"overrides": map[string]any{"text": "hello"}})

@@ -184,7 +184,7 @@ func TestWorkflowCannotDoWhatItsKeyMayNot(t *testing.T) {
 			if out, err := ts.cli(t, "keys", "revoke", adminID); err != nil {
 				t.Fatalf("keys revoke: %v\n%s", err, out)
 			}
-			st, out := postHook(t, *w.WebhookURL+"?wait=true", http.Header{}, []byte(`{}`))
+			st, out := postHook(t, ts.HTTP, *w.WebhookURL+"?wait=true", http.Header{}, []byte(`{}`))
 			data, _ := out["data"].(map[string]any)
 			if st != 200 || data["status"] != "completed" {
 				t.Fatalf("webhook run: %d %v", st, out)

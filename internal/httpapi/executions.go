@@ -18,20 +18,28 @@ import (
 
 // stepOut is one step of an execution log.
 type stepOut struct {
-	StepID       string              `json:"step_id"`
-	Key          string              `json:"key" doc:"The step id, plus #i per enclosing loop item."`
-	StepName     *string             `json:"step_name"`
-	Operation    string              `json:"operation" doc:"The action kind."`
-	Status       string              `json:"status" enum:"pending,running,completed,failed,skipped" doc:"pending: not reached yet (the execution runs); skipped: never ran (a branch not taken, or after the execution failed or exited)."`
-	StartedAt    *string             `json:"started_at"`
-	EndedAt      *string             `json:"ended_at"`
-	DurationMS   *int64              `json:"duration_ms"`
-	Input        map[string]any      `json:"input" doc:"The inputs with templates resolved."`
-	Output       any                 `json:"output"`
-	MappedOutput map[string]any      `json:"mapped_output" doc:"The output's values named by column_config."`
-	Error        *workflow.StepError `json:"error"`
-	Attempts     []workflow.Attempt  `json:"attempts" doc:"Every try of the step, with its error."`
-	ResumeAt     *string             `json:"resume_at,omitempty" doc:"Delay steps: when they end."`
+	StepID       string             `json:"step_id"`
+	Key          string             `json:"key" doc:"The step id, plus #i per enclosing loop item."`
+	StepName     *string            `json:"step_name"`
+	Operation    string             `json:"operation" doc:"The action kind."`
+	Status       string             `json:"status" enum:"pending,running,completed,failed,skipped" doc:"pending: not reached yet (the execution runs); skipped: never ran (a branch not taken, or after the execution failed or exited)."`
+	StartedAt    *string            `json:"started_at"`
+	EndedAt      *string            `json:"ended_at"`
+	DurationMS   *int64             `json:"duration_ms"`
+	Input        map[string]any     `json:"input" doc:"The inputs with templates resolved."`
+	Output       any                `json:"output"`
+	MappedOutput map[string]any     `json:"mapped_output" nullable:"true" doc:"The output's values named by column_config; null when it has none."`
+	Error        *stepFailure       `json:"error" doc:"Why the step failed; null unless it did."`
+	Attempts     []workflow.Attempt `json:"attempts" doc:"Every try of the step, with its error."`
+	ResumeAt     *string            `json:"resume_at,omitempty" doc:"Delay steps: when they end."`
+}
+
+// stepFailure is why a step failed, or null: a type of its own because huma
+// makes a named object nullable only through a tag of the type itself.
+type stepFailure struct {
+	_       struct{} `nullable:"true"`
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
 }
 
 // executionOut is an execution as the API shows it.
@@ -82,7 +90,10 @@ func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
 	for _, st := range steps {
 		so := stepOut{StepID: st.StepID, Key: st.Key, Operation: st.Operation, Status: string(st.Status),
 			StartedAt: optTime(st.StartedAt), EndedAt: optTime(st.EndedAt), Input: st.Input, Output: st.Output,
-			MappedOutput: st.MappedOutput, Error: st.Error, Attempts: st.Attempts, ResumeAt: optTime(st.ResumeAt)}
+			MappedOutput: st.MappedOutput, Attempts: st.Attempts, ResumeAt: optTime(st.ResumeAt)}
+		if st.Error != nil {
+			so.Error = &stepFailure{Code: st.Error.Code, Message: st.Error.Message}
+		}
 		if st.StartedAt != nil {
 			so.DurationMS = duration(*st.StartedAt, st.EndedAt)
 		}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -27,6 +28,7 @@ func route(method, path, id, tag, summary string, a access, extra ...func(*huma.
 	op := huma.Operation{
 		OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{tag},
 		Metadata: map[string]any{metaAuth: !a.public},
+		Security: noKey(),
 	}
 	if !a.public {
 		op.Security = []map[string][]string{{"apiKey": {}}}
@@ -56,11 +58,11 @@ func (s *Server) routes() {
 
 	// Live pronet lookups.
 	huma.Register(api, route(http.MethodPost, "/v1/profile/posts", "profile-posts", "Live lookups", "Recent posts of a pronet profile (1 credit per post)",
-		access{permission: auth.PermTrackProfilePosts, feature: auth.FeatureProfilePosts}, alsoErrors(http.StatusBadGateway)), s.handleProfilePosts)
+		access{permission: auth.PermTrackProfilePosts, feature: auth.FeatureProfilePosts}, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleProfilePosts)
 	huma.Register(api, route(http.MethodPost, "/v1/company/posts", "company-posts", "Live lookups", "Recent posts of a pronet company page (1 credit per post)",
-		withKey(auth.PermTrackCompanyPosts), alsoErrors(http.StatusBadGateway)), s.handleCompanyPosts)
+		withKey(auth.PermTrackCompanyPosts), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleCompanyPosts)
 	huma.Register(api, route(http.MethodPost, "/v1/company/comments", "company-comments", "Live lookups", "Comments of a pronet post (1 credit per comment)",
-		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusBadGateway)), s.handleCompanyComments)
+		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleCompanyComments)
 	huma.Register(api, route(http.MethodPost, "/v1/profile/enrich", "profile-enrich", "Live lookups", "Enriched pronet profile (1 credit when found)",
 		withKey(auth.PermEnrichProfile), alsoErrors(http.StatusNotFound)), s.handleProfileEnrich)
 
@@ -118,8 +120,11 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/executions/{runId}/cancel", "cancel-workflow-execution", "Workflows", "Cancel a running execution", anyKey, alsoErrors(http.StatusNotFound, http.StatusConflict)), s.handleCancelExecution)
 	huma.Register(api, route(http.MethodPost, hooksPath+"{token}", "webhook", "Workflows", "Start an execution of a webhook-triggered workflow (no API key; the token is the secret)", public,
 		alsoErrors(http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge),
-		bodyLimit(s.cfg.WebhookMaxBody), func(op *huma.Operation) { op.DefaultStatus, op.SkipValidateBody = http.StatusAccepted, true }), s.handleHook)
-	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", withKey(auth.PermSecretsWrite), created), s.handlePutSecret)
+		bodyLimit(s.cfg.WebhookMaxBody), func(op *huma.Operation) { op.DefaultStatus, op.SkipValidateBody = http.StatusAccepted, true },
+		alsoAnswers(http.StatusOK, "With wait=true: the execution ended (or still runs after 30 s); data has its status and last output."),
+		anyJSONBody("The event, any JSON: an object's members are the trigger payload; any other value is its body member. The signature covers these exact bytes.")), s.handleHook)
+	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", withKey(auth.PermSecretsWrite), created,
+		alsoAnswers(http.StatusOK, "The secret existed and was replaced.")), s.handlePutSecret)
 	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", withKey(auth.PermSecretsRead)), s.handleListSecrets)
 	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", withKey(auth.PermSecretsWrite), alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
 
@@ -130,5 +135,10 @@ func (s *Server) routes() {
 func created(op *huma.Operation) { op.DefaultStatus = http.StatusCreated }
 
 func alsoErrors(codes ...int) func(*huma.Operation) {
-	return func(op *huma.Operation) { op.Errors = append(op.Errors, codes...) }
+	return func(op *huma.Operation) {
+		op.Errors = append(op.Errors, codes...)
+		if slices.Contains(codes, http.StatusUnprocessableEntity) {
+			op.Metadata[metaDeclares422] = true
+		}
+	}
 }

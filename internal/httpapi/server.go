@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -79,6 +80,9 @@ func New(d Deps) *Server {
 	hc := huma.DefaultConfig("Trawl API", Version)
 	hc.Info.Description = "Social monitoring, lead discovery and workflow automation. " +
 		"Every /v1 request carries an API key in the x-api-key header."
+	// The repository's LICENSE.
+	hc.Info.License = &huma.License{Name: "MIT", Identifier: "MIT"}
+	hc.Servers = []*huma.Server{{URL: cmp.Or(d.PublicURL, "/"), Description: "This Trawl deployment"}}
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"apiKey": {Type: "apiKey", In: "header", Name: "x-api-key"},
 	}
@@ -91,13 +95,17 @@ func New(d Deps) *Server {
 	// Whole numbers written 10.0 fill integer fields; type errors name the field.
 	hc.Formats = jsonFormats()
 	s.api = humago.New(mux, hc)
-	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody, markMetered)
+	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody, describeDeclared, markMetered)
 	s.api.UseMiddleware(s.withServer, s.zeroSpentCredits, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
-	s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
-	if s.store.PacksKeywordPostings() {
-		s.metrics.watchKeywordPostings(s.store.KeywordPostingsHeld)
+	describeOutsideRoutes(s.api.OpenAPI(), hc.OpenAPIPath, hc.SchemasPath)
+	// Without a store the server only describes itself (Document).
+	if s.store != nil {
+		s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
+		if s.store.PacksKeywordPostings() {
+			s.metrics.watchKeywordPostings(s.store.KeywordPostingsHeld)
+		}
 	}
 	mux.Handle("GET /metrics", s.metrics.handler())
 	docs := docsHandler(hc.Info.Title, hc.OpenAPIPath+".json")
@@ -115,14 +123,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // OpenAPI is the API's OpenAPI 3.1 document.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
 
+// metaDeclares422 marks a route that answers 422 itself (alsoErrors).
+const metaDeclares422 = "declares422"
+
 // dropUndeclared422 removes the 422 response huma adds to every operation
-// with a body: this API answers invalid input with 400 and keeps 422 for
-// QUERY_TOO_BROAD, which operations declare themselves.
+// with parameters or a body: this API answers invalid input with 400 and
+// keeps 422 for QUERY_TOO_BROAD, which operations declare themselves. huma
+// appends 422 to op.Errors too, so the declaration is read from metadata.
 func dropUndeclared422(doc *huma.OpenAPI) {
 	for _, item := range doc.Paths {
 		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Patch, item.Delete} {
-			if op != nil && !slices.Contains(op.Errors, http.StatusUnprocessableEntity) {
+			if op == nil {
+				continue
+			}
+			if declared, _ := op.Metadata[metaDeclares422].(bool); !declared {
 				delete(op.Responses, "422")
+				op.Errors = slices.DeleteFunc(op.Errors, func(c int) bool { return c == http.StatusUnprocessableEntity })
 			}
 		}
 	}
