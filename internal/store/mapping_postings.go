@@ -421,8 +421,10 @@ func (s *Store) buildPostingBlock(ctx context.Context, block int64) error {
 		bytes += len(l)
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		// One builder of a block at a time; the class is the migration's.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(25, $1::int)`, block); err != nil {
+		// One builder of a block at a time. Advisory locks are the whole
+		// database's: the class is the schema's, so that deployments (and
+		// test servers) in other schemas of one database never wait on it.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.posting_blocks'), $1::int)`, block); err != nil {
 			return err
 		}
 		var at int64
