@@ -17,10 +17,6 @@ import (
 	"github.com/trawlhq/trawl/internal/store"
 )
 
-// mappingIncludes are the members a social mapping result can carry.
-var mappingIncludes = []string{"first_name", "last_name", "pronet_url", "avatar", "location", "company", "company_domain",
-	"job_title", "followers", "post.text", "post.url", "post.date", "post.likes", "post.comments", "engagement.type"}
-
 // FirmographicFilters is what social mapping and creator discovery filter
 // on, embedded in both bodies (exported: huma describes and validates the
 // fields of exported embedded structs only).

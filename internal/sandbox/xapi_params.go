@@ -87,8 +87,7 @@ type xEndpoint struct {
 	allowed        []string // query parameter names
 	minMax, maxMax int
 	defMax         int
-	maxQuery       int // 0: no query parameter
-	tokenName      string
+	maxQuery       int  // 0: no query parameter
 	recentWindow   bool // search/recent: start_time no older than 7 days
 }
 

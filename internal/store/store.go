@@ -349,12 +349,3 @@ func nullTime(v sql.NullInt64) *time.Time {
 	t := fromMS(v.Int64)
 	return &t
 }
-
-// isUniqueViolation recognises a unique-constraint error of either engine.
-func isUniqueViolation(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505")
-}
