@@ -24,6 +24,7 @@ import (
 
 	"github.com/trawlhq/trawl/bench/internal/benchkit"
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -239,8 +240,8 @@ func seed(ctx context.Context, st *store.Store, workflowID, accountID string, n,
 				fmt.Fprintf(&sb, "$%d", r*cols+col+1)
 			}
 			sb.WriteByte(')')
-			args = append(args, store.NewID(), workflowID, accountID, 1, definition, "workflows/webhook", fmt.Sprintf("webhook:msg_%d", i),
-				fmt.Sprintf(`{"amount": %d, "email": "lead%d@example.com"}`, i%500, i), status, errMsg, store.NewID(),
+			args = append(args, ident.New(), workflowID, accountID, 1, definition, "workflows/webhook", fmt.Sprintf("webhook:msg_%d", i),
+				fmt.Sprintf(`{"amount": %d, "email": "lead%d@example.com"}`, i%500, i), status, errMsg, ident.New(),
 				created.UnixMilli(), created.UnixMilli(), ended)
 		}
 		if _, err := st.DB().ExecContext(ctx, sb.String(), args...); err != nil {

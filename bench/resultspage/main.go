@@ -30,6 +30,7 @@ import (
 
 	"github.com/trawlhq/trawl/bench/internal/benchkit"
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
@@ -159,7 +160,7 @@ func fixture(ctx context.Context, st *store.Store) (string, search.Search, error
 		Keywords: []string{"golang"}, TimeFrame: search.DefaultTimeFrame, MaxResults: search.DefaultMaxResults,
 		Frequency: search.Daily, SearchType: search.DefaultSearchType,
 	}}
-	if err := st.CreateSearch(ctx, &sr, store.Charge{}, 0); err != nil {
+	if err := st.CreateSearch(ctx, &sr, credits.Charge{}, 0); err != nil {
 		return "", search.Search{}, err
 	}
 	return key, sr, nil

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
@@ -736,7 +737,7 @@ func testExportBadParameters(t *testing.T, fx *exportFixture) {
 	if resp.StatusCode != 400 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || !json.Valid(body) {
 		t.Fatalf("bad CSV request = %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
-	resp, _ = fx.get(t, "/v1/searches/"+store.NewID()+"/results?format=csv", nil)
+	resp, _ = fx.get(t, "/v1/searches/"+ident.New()+"/results?format=csv", nil)
 	if resp.StatusCode != 404 {
 		t.Fatalf("CSV of an unknown search = %d", resp.StatusCode)
 	}

@@ -63,3 +63,13 @@ func (b Balance) Remaining() int64 { return max(b.Allocation-b.Used, 0) }
 func Reallocate(current, used, oldMonthly, newMonthly, topUp int64) int64 {
 	return max(current+newMonthly-oldMonthly+topUp, used)
 }
+
+// Charge is a spend made inside another write, so that the write and its
+// price commit or fail together.
+type Charge struct {
+	AccountID  string
+	Feature    Feature
+	Amount     int64
+	Allocation int64
+	Reference  string
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -72,7 +73,7 @@ func observe(log *slog.Logger, m *metrics, now func() time.Time, writeTimeout ti
 		start := now()
 		ri := &requestInfo{id: r.Header.Get("x-request-id")}
 		if !requestIDPattern.MatchString(ri.id) {
-			ri.id = store.NewID()
+			ri.id = ident.New()
 		}
 		w.Header().Set("x-request-id", ri.id)
 		rec := &statusRecorder{ResponseWriter: w, writeTimeout: writeTimeout}

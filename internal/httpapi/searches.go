@@ -232,7 +232,7 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 		return nil, err
 	}
 	sr := search.Search{AccountID: p.Account.ID, Name: strings.TrimSpace(name), Kind: kind, Definition: d}
-	charge := store.Charge{AccountID: p.Account.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: s.cfg.MonthlyCredits(p.Account)}
+	charge := credits.Charge{AccountID: p.Account.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: s.cfg.MonthlyCredits(p.Account)}
 	if err := s.store.CreateSearch(ctx, &sr, charge, s.cfg.SearchRunLease); err != nil {
 		return nil, s.fail(ctx, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/workflow"
@@ -124,7 +125,7 @@ func (in *createWorkflowInput) check(hctx huma.Context, s *Server, p *problems) 
 
 func (s *Server) handleCreateWorkflow(ctx context.Context, in *createWorkflowInput) (*createdReply[workflowOut], error) {
 	acct := principalFrom(ctx).Account.ID
-	w := workflow.Workflow{ID: store.NewID(), AccountID: acct, Name: strings.TrimSpace(in.Body.Name),
+	w := workflow.Workflow{ID: ident.New(), AccountID: acct, Name: strings.TrimSpace(in.Body.Name),
 		Description: in.Body.Description, Definition: in.Body.Workflow, Enabled: in.Body.Enabled,
 		Status: cmpOr(parseWorkflowStatus(in.Body.Status), workflow.StatusDraft), SearchID: in.Body.SearchID}
 	shown := s.ensureWebhookSecret(&w)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/microblog"
@@ -92,7 +93,7 @@ func newFixture(t *testing.T, engine store.Dialect) *fixture {
 func (f *fixture) create(t *testing.T, freq search.Frequency, max int) search.Search {
 	s := search.Search{AccountID: f.acct.ID, Name: "s", Kind: search.KindPosts, Definition: search.Definition{
 		Keywords: []string{"crm"}, TimeFrame: "past-week", MaxResults: max, Frequency: freq, SearchType: "Latest"}}
-	if err := f.st.CreateSearch(context.Background(), &s, store.Charge{}, 0); err != nil {
+	if err := f.st.CreateSearch(context.Background(), &s, credits.Charge{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -7,20 +7,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/ident"
 )
-
-// NewID returns a fresh UUIDv7 string, the form of every id Trawl hands out.
-func NewID() string { return uuid.Must(uuid.NewV7()).String() }
-
-// ValidID reports whether s has the form of an id, so that lookups of
-// malformed ids answer not found instead of a database type error.
-func ValidID(s string) bool {
-	_, err := uuid.Parse(s)
-	return err == nil && len(s) == 36
-}
 
 // CreateAccount stores a new account and fills in its id and creation time.
 func (s *Store) CreateAccount(ctx context.Context, a *auth.Account) error {
@@ -28,7 +17,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *auth.Account) error {
 }
 
 func (s *Store) createAccount(ctx context.Context, tx *sql.Tx, a *auth.Account) error {
-	a.ID = NewID()
+	a.ID = ident.New()
 	a.CreatedAt = s.now().UTC().Truncate(1e6)
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO accounts (id, name, plan, monthly_credits, created_at) VALUES ($1, $2, $3, $4, $5)`,
@@ -61,7 +50,7 @@ func scanAccount(row interface{ Scan(...any) error }) (auth.Account, error) {
 
 // Account returns one account.
 func (s *Store) Account(ctx context.Context, id string) (auth.Account, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return auth.Account{}, fmt.Errorf("store: account %q: %w", id, ErrNotFound)
 	}
 	a, err := scanAccount(s.read.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
@@ -106,7 +95,7 @@ func (s *Store) CreateKey(ctx context.Context, k *auth.Key) (secret string, err 
 }
 
 func (s *Store) createKey(ctx context.Context, tx *sql.Tx, k *auth.Key) (string, error) {
-	if !ValidID(k.AccountID) {
+	if !ident.Valid(k.AccountID) {
 		return "", fmt.Errorf("store: create key: account %q: %w", k.AccountID, ErrNotFound)
 	}
 	secret, prefix, hash, err := auth.NewSecret()
@@ -117,7 +106,7 @@ func (s *Store) createKey(ctx context.Context, tx *sql.Tx, k *auth.Key) (string,
 	if err != nil {
 		return "", fmt.Errorf("store: create key: %w", err)
 	}
-	k.ID, k.Prefix, k.CreatedAt = NewID(), prefix, s.now().UTC().Truncate(1e6)
+	k.ID, k.Prefix, k.CreatedAt = ident.New(), prefix, s.now().UTC().Truncate(1e6)
 	var exists bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)`, k.AccountID).Scan(&exists); err != nil {
 		return "", fmt.Errorf("store: create key: %w", err)
@@ -168,7 +157,7 @@ func (r *keyRow) key() (auth.Key, error) {
 
 // Keys lists an account's keys, revoked ones included, oldest first.
 func (s *Store) Keys(ctx context.Context, accountID string) ([]auth.Key, error) {
-	if !ValidID(accountID) {
+	if !ident.Valid(accountID) {
 		return nil, fmt.Errorf("store: list keys: account %q: %w", accountID, ErrNotFound)
 	}
 	if _, err := s.Account(ctx, accountID); err != nil {
@@ -201,7 +190,7 @@ func (s *Store) Keys(ctx context.Context, accountID string) ([]auth.Key, error) 
 // RevokeKey revokes a key; requests with it fail from the next one on.
 // Revoking a revoked key is not an error.
 func (s *Store) RevokeKey(ctx context.Context, id string) error {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return fmt.Errorf("store: revoke key %q: %w", id, ErrNotFound)
 	}
 	res, err := s.db.ExecContext(ctx,

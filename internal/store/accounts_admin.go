@@ -8,6 +8,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/ident"
 )
 
 // AccountChange is what `trawl accounts update` changes: the plan, the
@@ -24,7 +25,7 @@ type AccountChange struct {
 // concurrent spend sees the old allocation or the new one. monthly is the
 // allocation of an account (its override or its plan's).
 func (s *Store) UpdateAccount(ctx context.Context, id string, ch AccountChange, monthly func(auth.Account) int64) (auth.Account, credits.Balance, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return auth.Account{}, credits.Balance{}, fmt.Errorf("store: update account %q: %w", id, ErrNotFound)
 	}
 	var (
@@ -117,7 +118,7 @@ func (s *Store) AccountCounts(ctx context.Context, id string) (AccountCounts, er
 // collected pronet posts, people and engagements its topics linked are
 // shared by every account (social mapping's pool) and stay.
 func (s *Store) DeleteAccount(ctx context.Context, id string) error {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return fmt.Errorf("store: delete account %q: %w", id, ErrNotFound)
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {

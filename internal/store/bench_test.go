@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
@@ -83,7 +84,7 @@ func benchSearch(b testing.TB, s *store.Store) search.Search {
 		Keywords: []string{"golang"}, TimeFrame: search.DefaultTimeFrame, MaxResults: benchPageSize,
 		Frequency: search.Hourly, SearchType: search.DefaultSearchType,
 	}}
-	if err := s.CreateSearch(ctx, &sr, store.Charge{}, 0); err != nil {
+	if err := s.CreateSearch(ctx, &sr, credits.Charge{}, 0); err != nil {
 		b.Fatalf("create search: %v", err)
 	}
 	return sr

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/ident"
 )
 
 // Spend takes amount credits from the account's balance for the billing
@@ -22,7 +23,7 @@ func (s *Store) Spend(ctx context.Context, accountID string, feature credits.Fea
 	var bal credits.Balance
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		bal, err = s.spendTx(ctx, tx, Charge{AccountID: accountID, Feature: feature, Amount: amount, Allocation: allocation, Reference: reference}, s.now())
+		bal, err = s.spendTx(ctx, tx, credits.Charge{AccountID: accountID, Feature: feature, Amount: amount, Allocation: allocation, Reference: reference}, s.now())
 		return err
 	})
 	if err != nil {
@@ -31,17 +32,7 @@ func (s *Store) Spend(ctx context.Context, accountID string, feature credits.Fea
 	return bal, nil
 }
 
-// Charge is a spend made inside another write, so that the write and its
-// price commit or fail together.
-type Charge struct {
-	AccountID  string
-	Feature    credits.Feature
-	Amount     int64
-	Allocation int64
-	Reference  string
-}
-
-func (s *Store) spendTx(ctx context.Context, tx *sql.Tx, c Charge, now time.Time) (credits.Balance, error) {
+func (s *Store) spendTx(ctx context.Context, tx *sql.Tx, c credits.Charge, now time.Time) (credits.Balance, error) {
 	period := credits.PeriodStart(now)
 	bal := credits.Balance{PeriodStart: period}
 	if err := s.ensurePeriod(ctx, tx, c.AccountID, period, c.Allocation); err != nil {
@@ -63,7 +54,7 @@ func (s *Store) spendTx(ctx context.Context, tx *sql.Tx, c Charge, now time.Time
 	}
 	_, err = s.execTx(ctx, tx,
 		`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		NewID(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now))
+		ident.New(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now))
 	if err != nil {
 		return bal, fmt.Errorf("record ledger entry: %w", err)
 	}

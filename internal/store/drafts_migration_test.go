@@ -9,6 +9,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 	"github.com/trawlhq/trawl/internal/workflow"
@@ -71,7 +72,7 @@ func TestDraftsMigration(t *testing.T) {
 				t.Fatalf("migrated draft %+v of %+v", d, live)
 			}
 			id, err := uuid.Parse(d.ID)
-			if err != nil || id.Version() != 7 || id.Variant() != uuid.RFC4122 || !store.ValidID(d.ID) {
+			if err != nil || id.Version() != 7 || id.Variant() != uuid.RFC4122 || !ident.Valid(d.ID) {
 				t.Fatalf("draft id %q: version %d, variant %v, %v", d.ID, id.Version(), id.Variant(), err)
 			}
 			if sec, nsec := id.Time().UnixTime(); time.Unix(sec, nsec).UnixMilli() != w.UpdatedAt.UnixMilli() {

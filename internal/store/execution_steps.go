@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -104,9 +105,9 @@ func optMS(t *time.Time) any {
 }
 
 // SaveSteps records steps and renews the claim for lease, in one
-// transaction with a step's charge when there is one. ErrClaimLost when
+// transaction with a step's charge when there is one. workflow.ErrClaimLost when
 // the execution is no longer the caller's to advance.
-func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *Charge, lease time.Duration) error {
+func (s *Store) SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *credits.Charge, lease time.Duration) error {
 	err := s.inGroupTx(ctx, func(tx *sql.Tx) error {
 		if err := s.renewTx(ctx, tx, x, s.now().Add(lease)); err != nil {
 			return err
@@ -139,7 +140,7 @@ func (s *Store) renewTx(ctx context.Context, tx *sql.Tx, x workflow.Execution, u
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrClaimLost
+		return fmt.Errorf("store: %w", workflow.ErrClaimLost)
 	}
 	return nil
 }

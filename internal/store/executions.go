@@ -10,12 +10,9 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
-
-// ErrClaimLost means another worker took over the execution, or it was
-// cancelled: the caller must stop advancing it.
-var ErrClaimLost = errors.New("store: execution claim lost")
 
 const executionColumns = `id, workflow_id, account_id, version, definition, event_name, COALESCE(event_key, ''), trigger,
 	test_config, status, COALESCE(error, ''), COALESCE(rerun_of, ''), claim, created_at, started_at, ended_at, resume_at`
@@ -93,7 +90,7 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 	// its id, claim and start, and may have ended already.
 	now := s.now().UTC().Truncate(time.Millisecond)
 	if x.ID == "" {
-		x.ID, x.Claim, x.CreatedAt, x.StartedAt = NewID(), NewID(), now, now
+		x.ID, x.Claim, x.CreatedAt, x.StartedAt = ident.New(), ident.New(), now, now
 	}
 	if x.Status == "" {
 		x.Status = workflow.ExecutionRunning
@@ -133,12 +130,12 @@ func (s *Store) insertExecutionTx(ctx context.Context, tx JobTx, x *workflow.Exe
 
 // Execution returns an execution and its step records in the order they ran.
 func (s *Store) Execution(ctx context.Context, id string) (workflow.Execution, []workflow.Step, error) {
-	if !ValidID(id) {
-		return workflow.Execution{}, nil, fmt.Errorf("store: execution %q: %w", id, ErrNotFound)
+	if !ident.Valid(id) {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %q: %w (%w)", id, ErrNotFound, workflow.ErrExecutionNotFound)
 	}
 	x, err := scanExecution(s.db.QueryRowContext(ctx, `SELECT `+executionColumns+` FROM workflow_executions WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", id, ErrNotFound)
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w (%w)", id, ErrNotFound, workflow.ErrExecutionNotFound)
 	}
 	if err != nil {
 		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", id, err)
@@ -153,13 +150,13 @@ func (s *Store) Execution(ctx context.Context, id string) (workflow.Execution, [
 // AccountExecution returns an execution of the account's workflow (deleted
 // workflows included: their executions stay readable).
 func (s *Store) AccountExecution(ctx context.Context, accountID, workflowID, runID string) (workflow.Execution, []workflow.Step, error) {
-	if !ValidID(runID) || !ValidID(workflowID) {
-		return workflow.Execution{}, nil, fmt.Errorf("store: execution %q: %w", runID, ErrNotFound)
+	if !ident.Valid(runID) || !ident.Valid(workflowID) {
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %q: %w (%w)", runID, ErrNotFound, workflow.ErrExecutionNotFound)
 	}
 	x, err := scanExecution(s.read.QueryRowContext(ctx, `SELECT `+executionColumns+` FROM workflow_executions
 		WHERE id = $1 AND workflow_id = $2 AND account_id = $3`, runID, workflowID, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", runID, ErrNotFound)
+		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w (%w)", runID, ErrNotFound, workflow.ErrExecutionNotFound)
 	}
 	if err != nil {
 		return workflow.Execution{}, nil, fmt.Errorf("store: execution %s: %w", runID, err)
@@ -176,7 +173,7 @@ func (s *Store) AccountExecution(ctx context.Context, accountID, workflowID, run
 // deleted or not, is not the account's.
 func (s *Store) ListExecutions(ctx context.Context, accountID, workflowID string, status workflow.ExecutionStatus, eventName string, page, pageSize int) ([]workflow.Execution, int64, error) {
 	var owner string
-	if ValidID(workflowID) {
+	if ident.Valid(workflowID) {
 		err := s.read.QueryRowContext(ctx, `SELECT account_id FROM workflows WHERE id = $1`, workflowID).Scan(&owner)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, 0, fmt.Errorf("store: executions of %s: %w", workflowID, err)
@@ -238,7 +235,7 @@ func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrClaimLost
+			return fmt.Errorf("store: %w", workflow.ErrClaimLost)
 		}
 		for _, st := range steps {
 			if err := s.saveStepTx(ctx, tx, x.ID, st); err != nil {
@@ -256,7 +253,7 @@ func (s *Store) FinishExecution(ctx context.Context, x workflow.Execution, steps
 // ParkExecution records steps (the last one waiting) and hands the execution over to a
 // job scheduled at until (and to the tick, should that job be lost).
 func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, until time.Time) error {
-	claim := NewID()
+	claim := ident.New()
 	err := s.inJobTx(ctx, func(tx JobTx) error {
 		for _, st := range steps {
 			if err := s.saveStepTx(ctx, tx.SQL, x.ID, st); err != nil {
@@ -271,7 +268,7 @@ func (s *Store) ParkExecution(ctx context.Context, x workflow.Execution, steps [
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrClaimLost
+			return fmt.Errorf("store: %w", workflow.ErrClaimLost)
 		}
 		if s.jobs == nil {
 			return nil
@@ -312,7 +309,7 @@ func (s *Store) ClaimDueExecutions(ctx context.Context, now time.Time, lease tim
 			return err
 		}
 		for _, id := range ids {
-			claim := NewID()
+			claim := ident.New()
 			if _, err := tx.ExecContext(ctx, `UPDATE workflow_executions SET claim = $2, resume_at = $3, lease_owner = $4 WHERE id = $1`,
 				id, claim, ms(now.Add(lease)), s.owner); err != nil {
 				return err
@@ -330,7 +327,7 @@ func (s *Store) ClaimDueExecutions(ctx context.Context, now time.Time, lease tim
 // CancelExecution ends a running execution of the account's workflow as
 // failed with error "cancelled"; ErrConflict when it is not running.
 func (s *Store) CancelExecution(ctx context.Context, accountID, workflowID, runID string) error {
-	if !ValidID(runID) || !ValidID(workflowID) {
+	if !ident.Valid(runID) || !ident.Valid(workflowID) {
 		return fmt.Errorf("store: cancel execution %q: %w", runID, ErrNotFound)
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {

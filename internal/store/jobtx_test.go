@@ -44,14 +44,14 @@ func TestFirstRunJobCommitsWithTheSearch(t *testing.T) {
 			return n
 		}
 		sr := search.Search{AccountID: a.ID, Name: "n", Kind: search.KindPosts, Definition: search.Definition{Keywords: []string{"crm"}, Frequency: search.Daily}}
-		broke := store.Charge{AccountID: a.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: 0}
+		broke := credits.Charge{AccountID: a.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: 0}
 		if err := s.CreateSearch(ctx, &sr, broke, 10*time.Minute); !errors.Is(err, credits.ErrInsufficient) {
 			t.Fatalf("create without credits: err = %v", err)
 		}
 		if n := jobsOfKind(); n != 0 {
 			t.Fatalf("a failed creation left %d run jobs", n)
 		}
-		paid := store.Charge{AccountID: a.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: 10}
+		paid := credits.Charge{AccountID: a.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: 10}
 		if err := s.CreateSearch(ctx, &sr, paid, 10*time.Minute); err != nil {
 			t.Fatal(err)
 		}

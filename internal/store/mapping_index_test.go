@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
@@ -51,7 +52,7 @@ func TestMappingIndexNeverStale(t *testing.T) {
 			// on P1, and one moved out of the window and one into it.
 			for i, e := range []struct{ person, post, kind string }{{"U3", "P8", "comment"}, {"U7", "P8", "like"}, {"U10", "P1", "like"}} {
 				exec(`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, engaged_at, first_seen_at, discovery_interval)
-				      VALUES ($1, $2, $3, $4, $5, $5, 'initial')`, store.NewID(), fxPostURN(e.post), fxPersonURN(e.person), e.kind,
+				      VALUES ($1, $2, $3, $4, $5, $5, 'initial')`, ident.New(), fxPostURN(e.post), fxPersonURN(e.person), e.kind,
 					mapNow.Add(-time.Duration(i+1)*time.Minute).UnixMilli())
 			}
 			exec(`UPDATE pronet_engagements SET engaged_at = $1 WHERE person_urn = $2 AND post_urn = $3`,
@@ -71,7 +72,7 @@ func TestMappingIndexNeverStale(t *testing.T) {
 				fxPostURN("F9")+"0", mapNow.Add(-time.Hour).UnixMilli(),
 				fmt.Sprintf(`{"text": "revops revops revops at scale", "author": {"urn": %q}}`, fxPersonURN("C3")))
 			exec(`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, engaged_at, first_seen_at, discovery_interval)
-			      VALUES ($1, $2, $3, 'like', $4, $4, 'initial')`, store.NewID(), fxPostURN("F9")+"0", fxPersonURN("U4"), mapNow.Add(-time.Hour).UnixMilli())
+			      VALUES ($1, $2, $3, 'like', $4, $4, 'initial')`, ident.New(), fxPostURN("F9")+"0", fxPersonURN("U4"), mapNow.Add(-time.Hour).UnixMilli())
 			checkOracle(t, f.s, "written by SQL")
 
 			done, err := f.s.PrecomputeMapping(ctx)

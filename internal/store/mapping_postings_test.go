@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 )
@@ -94,7 +95,7 @@ func TestKeywordPostings(t *testing.T) {
 				fxPostURN("F9")+"0", mapNow.Add(-time.Hour).UnixMilli(),
 				fmt.Sprintf(`{"text": "revops revops revops, pipeline hygiene at scale", "author": {"urn": %q}}`, fxPersonURN("C3")))
 			exec(`INSERT INTO pronet_engagements (id, post_urn, person_urn, type, engaged_at, first_seen_at, discovery_interval)
-			      VALUES ($1, $2, $3, 'like', $4, $4, 'initial')`, store.NewID(), fxPostURN("F9")+"0", fxPersonURN("U4"), mapNow.Add(-time.Hour).UnixMilli())
+			      VALUES ($1, $2, $3, 'like', $4, $4, 'initial')`, ident.New(), fxPostURN("F9")+"0", fxPersonURN("U4"), mapNow.Add(-time.Hour).UnixMilli())
 			for _, del := range []string{`DELETE FROM topic_engagements WHERE post_urn = $1`, `DELETE FROM topic_posts WHERE post_urn = $1`,
 				`DELETE FROM pronet_engagements WHERE post_urn = $1`, `DELETE FROM pronet_posts WHERE urn = $1`} {
 				exec(del, fxPostURN("P1"))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/topic"
 )
 
@@ -105,7 +106,7 @@ func (s *Store) SeedPoolEngagements(ctx context.Context, es []SeedPoolEngagement
 			`ON CONFLICT (post_urn, person_urn, type) DO NOTHING RETURNING 1`, 10, len(es),
 			func(i int) []any {
 				e := es[i]
-				return []any{NewID(), e.PostURN, e.PersonURN, e.Type, e.ReactionType, e.Text, e.CommentURN, ms(e.At), ms(e.SeenAt), string(e.Interval)}
+				return []any{ident.New(), e.PostURN, e.PersonURN, e.Type, e.ReactionType, e.Text, e.CommentURN, ms(e.At), ms(e.SeenAt), string(e.Interval)}
 			}, countRows(&stored))
 	})
 	if err != nil {

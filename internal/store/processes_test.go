@@ -10,6 +10,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
@@ -39,7 +40,7 @@ func TestGoneOwnersClaimsAreTakenOver(t *testing.T) {
 			sr := search.Search{AccountID: acct.ID, Name: name, Kind: search.KindPosts, Definition: search.Definition{
 				Keywords: []string{name}, TimeFrame: search.DefaultTimeFrame, MaxResults: 10,
 				Frequency: search.Hourly, SearchType: search.DefaultSearchType}}
-			if err := a.CreateSearch(ctx, &sr, store.Charge{}, 0); err != nil {
+			if err := a.CreateSearch(ctx, &sr, credits.Charge{}, 0); err != nil {
 				t.Fatal(err)
 			}
 			return sr.ID
@@ -229,7 +230,7 @@ func TestAdoptJobMovesTheClaim(t *testing.T) {
 		sr := search.Search{AccountID: acct.ID, Name: "adopted", Kind: search.KindPosts, Definition: search.Definition{
 			Keywords: []string{"adopted"}, TimeFrame: search.DefaultTimeFrame, MaxResults: 10,
 			Frequency: search.Hourly, SearchType: search.DefaultSearchType}}
-		if err := a.CreateSearch(ctx, &sr, store.Charge{}, 0); err != nil {
+		if err := a.CreateSearch(ctx, &sr, credits.Charge{}, 0); err != nil {
 			t.Fatal(err)
 		}
 		if ids, err := a.ClaimDue(ctx, clk.Now(), 10*time.Minute, 10); err != nil || len(ids) != 1 {

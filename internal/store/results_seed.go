@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/search"
 )
 
@@ -20,7 +21,7 @@ func (s *Store) SeedSearch(ctx context.Context, sr *search.Search) error {
 		return fmt.Errorf("store: seed search: %w", err)
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	sr.ID, sr.Status, sr.CreatedAt, sr.UpdatedAt, sr.NextRunAt = NewID(), search.StatusPaused, now, now, nil
+	sr.ID, sr.Status, sr.CreatedAt, sr.UpdatedAt, sr.NextRunAt = ident.New(), search.StatusPaused, now, now, nil
 	if _, err := s.db.ExecContext(ctx,
 		`INSERT INTO searches (id, account_id, name, kind, status, definition, created_at, updated_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,

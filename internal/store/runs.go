@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 )
@@ -213,7 +214,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, d Dialect, accountID, searchI
 			// The row only points at the result: PendingEvents reads the
 			// result itself, so the outbox does not write every post twice.
 			writeRowParams(&sb, d, len(args), 7)
-			args = append(args, NewID(), accountID, EventNewPost, searchID, it.ID, "{}", ms(at))
+			args = append(args, ident.New(), accountID, EventNewPost, searchID, it.ID, "{}", ms(at))
 		}
 		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
 			return fmt.Errorf("insert events: %w", err)

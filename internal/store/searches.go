@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
 )
@@ -44,13 +46,13 @@ func scanSearch(row interface{ Scan(...any) error }) (search.Search, error) {
 // The first run starts at once: with a job inserter, its job is enqueued in
 // that transaction and the run is claimed for runLease (as the scheduler
 // claims due runs); without one, the search is due now for the next tick.
-func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge Charge, runLease time.Duration) error {
+func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge credits.Charge, runLease time.Duration) error {
 	def, err := json.Marshal(sr.Definition)
 	if err != nil {
 		return fmt.Errorf("store: create search: %w", err)
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	sr.ID, sr.Status, sr.CreatedAt, sr.UpdatedAt = NewID(), search.StatusActive, now, now
+	sr.ID, sr.Status, sr.CreatedAt, sr.UpdatedAt = ident.New(), search.StatusActive, now, now
 	next := s.firstRunAt(now, runLease)
 	sr.NextRunAt = &next
 	err = s.inJobTx(ctx, func(tx JobTx) error {
@@ -86,7 +88,7 @@ func (s *Store) firstRunAt(now time.Time, lease time.Duration) time.Time {
 // SearchByID returns any search that exists, deleted ones included (the
 // collector needs to see deletion); search.ErrGone when there is none.
 func (s *Store) SearchByID(ctx context.Context, id string) (search.Search, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return search.Search{}, fmt.Errorf("store: search %q: %w", id, search.ErrGone)
 	}
 	sr, err := scanSearch(s.read.QueryRowContext(ctx, `SELECT `+searchColumns+` FROM searches WHERE id = $1`, id))
@@ -102,7 +104,7 @@ func (s *Store) SearchByID(ctx context.Context, id string) (search.Search, error
 // AccountSearch returns a search of the account; ErrNotFound for deleted
 // searches and other accounts' searches alike.
 func (s *Store) AccountSearch(ctx context.Context, accountID, id string) (search.Search, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return search.Search{}, fmt.Errorf("store: search %q: %w", id, ErrNotFound)
 	}
 	sr, err := scanSearch(s.read.QueryRowContext(ctx,
@@ -165,7 +167,7 @@ func (s *Store) UpdateSearch(ctx context.Context, sr *search.Search, runNow bool
 // DeleteSearch soft-deletes a search: it disappears from the API and stops
 // at once (a run in flight stores nothing).
 func (s *Store) DeleteSearch(ctx context.Context, accountID, id string) error {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return fmt.Errorf("store: delete search %q: %w", id, ErrNotFound)
 	}
 	now := ms(s.now())

@@ -19,6 +19,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/trawlhq/trawl/internal/ident"
 )
 
 // Dialect is the SQL engine behind a Store.
@@ -224,7 +226,7 @@ func openSQLite(ctx context.Context, path, synchronous string, now func() time.T
 	}
 	ckpt.SetMaxOpenConns(1)
 	return &Store{dialect: SQLite, db: writer, read: reader, path: path, now: now, ckpt: startCheckpointer(ckpt, checkpointEvery),
-		topicCreated: make(chan struct{}, 1), owner: NewID()}, nil
+		topicCreated: make(chan struct{}, 1), owner: ident.New()}, nil
 }
 
 // parallelWorkersParam is PostgreSQL's setting of how many parallel
@@ -262,7 +264,7 @@ func openPostgres(ctx context.Context, databaseURL string, now func() time.Time)
 		return nil, fmt.Errorf("store: connect postgres %s: %w", redact(databaseURL), err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	return &Store{dialect: Postgres, db: db, read: db, pool: pool, now: now, topicCreated: make(chan struct{}, 1), owner: NewID()}, nil
+	return &Store{dialect: Postgres, db: db, read: db, pool: pool, now: now, topicCreated: make(chan struct{}, 1), owner: ident.New()}, nil
 }
 
 // Dialect reports the engine.

@@ -16,6 +16,7 @@ import (
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/clock"
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 )
@@ -47,7 +48,7 @@ func TestAccountsAndKeys(t *testing.T) {
 		if err != nil || got.Name != "acme" || got.Plan != auth.PlanStarter || !got.CreatedAt.Equal(clk.Now()) {
 			t.Fatalf("Account = %+v, %v", got, err)
 		}
-		if _, err := s.Account(ctx, store.NewID()); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Account(ctx, ident.New()); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("unknown account: err = %v, want ErrNotFound", err)
 		}
 		if _, err := s.Account(ctx, "not-an-id"); !errors.Is(err, store.ErrNotFound) {
@@ -87,10 +88,10 @@ func TestAccountsAndKeys(t *testing.T) {
 		if _, err := s.Authenticate(ctx, auth.HashSecret(secret)); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("revoked key still authenticates: %v", err)
 		}
-		if err := s.RevokeKey(ctx, store.NewID()); !errors.Is(err, store.ErrNotFound) {
+		if err := s.RevokeKey(ctx, ident.New()); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("revoke unknown: %v", err)
 		}
-		if _, err := s.CreateKey(ctx, &auth.Key{AccountID: store.NewID(), Permissions: []auth.Permission{auth.PermAll}}); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.CreateKey(ctx, &auth.Key{AccountID: ident.New(), Permissions: []auth.Permission{auth.PermAll}}); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("key for unknown account: %v", err)
 		}
 	})
@@ -204,7 +205,7 @@ func TestRateWindows(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		ctx := context.Background()
 		s := storetest.Open(t, engine, nil)
-		key := store.NewID()
+		key := ident.New()
 		w := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 		for want := int64(1); want <= 3; want++ {
 			if got, err := s.HitRateLimit(ctx, key, w); err != nil || got != want {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -38,7 +39,7 @@ func (s *Store) LatestAccountNewPostPayload(ctx context.Context, accountID strin
 // topic's newest engagement: its newest engager's (one probe of the
 // engagers index), as the engagement trigger fires it.
 func (s *Store) LatestEngagementPayload(ctx context.Context, accountID, topicID string) (map[string]any, error) {
-	if !ValidID(topicID) {
+	if !ident.Valid(topicID) {
 		return nil, fmt.Errorf("store: latest engagement of topic %q: %w", topicID, ErrNotFound)
 	}
 	rows, err := s.read.QueryContext(ctx,
@@ -71,7 +72,7 @@ func (s *Store) LatestEngagementPayload(ctx context.Context, accountID, topicID 
 // webhook received: the trigger of its newest execution that is neither a
 // test run nor of another trigger kind.
 func (s *Store) LatestWebhookPayload(ctx context.Context, workflowID string) (map[string]any, error) {
-	if !ValidID(workflowID) {
+	if !ident.Valid(workflowID) {
 		return nil, fmt.Errorf("store: latest delivery of %q: %w", workflowID, ErrNotFound)
 	}
 	var raw []byte

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 	"github.com/trawlhq/trawl/internal/topic"
@@ -44,7 +45,7 @@ func TestLatestEngagementPayload(t *testing.T) {
 			if p["topic_id"] != tp.ID || prospect["pronet_urn"] != newest.URN || eng["text"] != "said "+newest.FullName || p["post"] == nil || p["pronet_post_id"] != post.URN {
 				t.Fatalf("payload %v, want %s's engagement", p, newest.FullName)
 			}
-			for _, c := range []struct{ account, topic string }{{a.ID, empty.ID}, {store.NewID(), tp.ID}, {a.ID, "not-an-id"}} {
+			for _, c := range []struct{ account, topic string }{{a.ID, empty.ID}, {ident.New(), tp.ID}, {a.ID, "not-an-id"}} {
 				if _, err := s.LatestEngagementPayload(ctx, c.account, c.topic); !errors.Is(err, store.ErrNotFound) {
 					t.Errorf("account %s, topic %s: %v, want not found", c.account, c.topic, err)
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/topic"
 )
 
@@ -170,7 +171,7 @@ func (s *Store) payForPosts(ctx context.Context, tx *sql.Tx, t topic.Topic, urns
 	}
 	billed, err := s.billPosts(ctx, tx, t.AccountID, urns, at)
 	if err == nil && billed > 0 {
-		_, err = s.spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
+		_, err = s.spendTx(ctx, tx, credits.Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
 			Allocation: allocation, Reference: t.ID}, at)
 	}
 	if err != nil {
@@ -237,7 +238,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		ids := make([]string, len(found))
 		engaged := make([]int64, len(found))
 		for i, f := range found {
-			ids[i], engaged[i] = NewID(), ms(engagedAt(f, h.At))
+			ids[i], engaged[i] = ident.New(), ms(engagedAt(f, h.At))
 		}
 		row := func(i int) []any {
 			f := found[i]

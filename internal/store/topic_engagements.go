@@ -156,7 +156,7 @@ func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic
 	if unpaid == 0 {
 		return nil
 	}
-	_, err = s.spendTx(ctx, tx, Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: unpaid,
+	_, err = s.spendTx(ctx, tx, credits.Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: unpaid,
 		Allocation: allocation, Reference: t.ID}, at)
 	return err
 }

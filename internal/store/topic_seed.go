@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/topic"
 )
@@ -145,7 +146,7 @@ func (s *Store) SeedTopicEngagements(ctx context.Context, topicID string, at tim
 		ids := make([]string, len(es))
 		index := make(map[string]int, len(es))
 		for i := range es {
-			ids[i] = NewID()
+			ids[i] = ident.New()
 			index[ids[i]] = i
 		}
 		var inserted []int

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/topic"
 )
 
@@ -47,7 +48,7 @@ func (s *Store) CreateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 		return fmt.Errorf("store: create topic: %w", err)
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	t.ID, t.Status, t.CreatedAt, t.UpdatedAt, t.ExpiresAt = NewID(), topic.StatusActive, now, now, now.Add(topic.Lifetime)
+	t.ID, t.Status, t.CreatedAt, t.UpdatedAt, t.ExpiresAt = ident.New(), topic.StatusActive, now, now, now.Add(topic.Lifetime)
 	next := s.firstRunAt(now, runLease)
 	t.NextRunAt = &next
 	err = s.inJobTx(ctx, func(tx JobTx) error {
@@ -72,7 +73,7 @@ func (s *Store) CreateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 // TopicByID returns any topic that exists, deleted ones included (the
 // collector must see deletion); topic.ErrGone when there is none.
 func (s *Store) TopicByID(ctx context.Context, id string) (topic.Topic, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return topic.Topic{}, fmt.Errorf("store: topic %q: %w", id, topic.ErrGone)
 	}
 	t, err := scanTopic(s.db.QueryRowContext(ctx, `SELECT `+topicColumns+` FROM topics WHERE id = $1`, id))
@@ -87,7 +88,7 @@ func (s *Store) TopicByID(ctx context.Context, id string) (topic.Topic, error) {
 
 // AccountTopic returns the account's topic unless it is deleted; ErrNotFound otherwise.
 func (s *Store) AccountTopic(ctx context.Context, accountID, id string) (topic.Topic, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return topic.Topic{}, fmt.Errorf("store: topic %q: %w", id, ErrNotFound)
 	}
 	t, err := scanTopic(s.read.QueryRowContext(ctx,
@@ -203,7 +204,7 @@ func (s *Store) UpdateTopic(ctx context.Context, t *topic.Topic, runLease time.D
 // daily rediscovery, and its posts stop their follow-ups unless another
 // active topic still links them.
 func (s *Store) DeleteTopic(ctx context.Context, accountID, id string) error {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return fmt.Errorf("store: delete topic %q: %w", id, ErrNotFound)
 	}
 	now := s.now()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 	"github.com/trawlhq/trawl/internal/topic"
@@ -99,7 +100,7 @@ func TestEngagementBillsAndOutboxMigration(t *testing.T) {
 				}
 				if _, err := s.DB().ExecContext(ctx,
 					`INSERT INTO engagement_events (id, account_id, topic_id, engagement_id, created_at, processed_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-					store.NewID(), a.ID, ev.topic, id[ev.n], ms(ev.at), processed); err != nil {
+					ident.New(), a.ID, ev.topic, id[ev.n], ms(ev.at), processed); err != nil {
 					t.Fatal(err)
 				}
 			}

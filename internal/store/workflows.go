@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -76,7 +77,7 @@ func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow, draft 
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	if w.ID == "" {
-		w.ID = NewID()
+		w.ID = ident.New()
 	}
 	w.Version, w.CreatedAt, w.UpdatedAt = 1, now, now
 	kind, topicID := triggerColumns(w.Definition)
@@ -105,7 +106,7 @@ func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow, draft 
 
 // AccountWorkflow returns the account's workflow unless it is deleted.
 func (s *Store) AccountWorkflow(ctx context.Context, accountID, id string) (workflow.Workflow, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return workflow.Workflow{}, fmt.Errorf("store: workflow %q: %w", id, ErrNotFound)
 	}
 	w, err := scanWorkflow(s.read.QueryRowContext(ctx,
@@ -166,7 +167,7 @@ type WorkflowEdit struct {
 // the definition changed. An error from edit aborts everything.
 func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
 	edit func(w *workflow.Workflow, draft *workflow.Draft) (WorkflowEdit, error)) (workflow.Workflow, error) {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return workflow.Workflow{}, fmt.Errorf("store: update workflow %q: %w", id, ErrNotFound)
 	}
 	var w workflow.Workflow
@@ -223,7 +224,7 @@ func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
 // DeleteWorkflow soft-deletes the account's workflow: its triggers stop at
 // once; its executions stay readable for their retention period.
 func (s *Store) DeleteWorkflow(ctx context.Context, accountID, id string) error {
-	if !ValidID(id) {
+	if !ident.Valid(id) {
 		return fmt.Errorf("store: delete workflow %q: %w", id, ErrNotFound)
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -297,7 +298,7 @@ func saveDraftTx(ctx context.Context, tx *sql.Tx, d *workflow.Draft) error {
 		return err
 	}
 	if d.ID == "" {
-		d.ID = NewID()
+		d.ID = ident.New()
 	}
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO workflow_drafts (workflow_id, id, name, description, definition, created_at, updated_at)
@@ -332,7 +333,7 @@ func (s *Store) PutDraft(ctx context.Context, accountID string, d *workflow.Draf
 			 VALUES ($1, $2, $3, $4, $5, $6, $6)
 			 ON CONFLICT (workflow_id) DO UPDATE SET name = excluded.name, description = excluded.description,
 			        definition = excluded.definition, updated_at = excluded.updated_at`,
-			d.WorkflowID, NewID(), d.Name, d.Description, string(def), ms(now)); err != nil {
+			d.WorkflowID, ident.New(), d.Name, d.Description, string(def), ms(now)); err != nil {
 			return err
 		}
 		stored, err := draftTx(ctx, tx, d.WorkflowID)
@@ -351,7 +352,7 @@ func (s *Store) PutDraft(ctx context.Context, accountID string, d *workflow.Draf
 // DeleteDraft removes the draft of the account's workflow; ErrNotFound when
 // there is none.
 func (s *Store) DeleteDraft(ctx context.Context, accountID, workflowID string) error {
-	if !ValidID(workflowID) {
+	if !ident.Valid(workflowID) {
 		return fmt.Errorf("store: delete draft %q: %w", workflowID, ErrNotFound)
 	}
 	res, err := s.db.ExecContext(ctx, `DELETE FROM workflow_drafts WHERE workflow_id = $1

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"errors"
 	"time"
 )
 
@@ -28,6 +29,16 @@ const (
 
 // ErrCancelled is the error of a cancelled execution.
 const ErrCancelled = "cancelled"
+
+// Errors of the execution repository (the store), which the engine acts on.
+var (
+	// ErrExecutionNotFound means no execution has the id: it was deleted
+	// with its workflow.
+	ErrExecutionNotFound = errors.New("no such execution")
+	// ErrClaimLost means another worker took over the execution, or it was
+	// cancelled: the caller must stop advancing it.
+	ErrClaimLost = errors.New("execution claim lost")
+)
 
 // Execution is one run of a workflow on one event.
 type Execution struct {

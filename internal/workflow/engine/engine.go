@@ -14,7 +14,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/credits"
-	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -22,7 +22,7 @@ import (
 type Repository interface {
 	CreateExecution(ctx context.Context, x *workflow.Execution, steps []workflow.Step, lease time.Duration, inline bool) (bool, error)
 	Execution(ctx context.Context, id string) (workflow.Execution, []workflow.Step, error)
-	SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *store.Charge, lease time.Duration) error
+	SaveSteps(ctx context.Context, x workflow.Execution, steps []workflow.Step, charge *credits.Charge, lease time.Duration) error
 	ParkExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, until time.Time) error
 	FinishExecution(ctx context.Context, x workflow.Execution, steps []workflow.Step, status workflow.ExecutionStatus, errMsg string) error
 }
@@ -104,7 +104,7 @@ type Outcome struct {
 // delay, or until its claim is lost.
 func (e *Engine) Run(ctx context.Context, id, claim string) error {
 	x, steps, err := e.Repo.Execution(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, workflow.ErrExecutionNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -126,9 +126,9 @@ func (e *Engine) Run(ctx context.Context, id, claim string) error {
 func (e *Engine) Start(ctx context.Context, x workflow.Execution) (Outcome, error) {
 	now := e.Now().UTC().Truncate(time.Millisecond)
 	if x.ID == "" {
-		x.ID = store.NewID()
+		x.ID = ident.New()
 	}
-	x.Status, x.Claim, x.CreatedAt, x.StartedAt = workflow.ExecutionRunning, store.NewID(), now, now
+	x.Status, x.Claim, x.CreatedAt, x.StartedAt = workflow.ExecutionRunning, ident.New(), now, now
 	return e.walk(ctx, x, nil, true)
 }
 
@@ -142,7 +142,7 @@ func (e *Engine) walk(ctx context.Context, x workflow.Execution, steps []workflo
 	_, err = r.region(ctx, r.topLevel(), workflow.Source, r.baseScope(), "")
 	var failed *stepFailed
 	switch {
-	case errors.Is(err, errDuplicate), errors.Is(err, errParked), errors.Is(err, store.ErrClaimLost):
+	case errors.Is(err, errDuplicate), errors.Is(err, errParked), errors.Is(err, workflow.ErrClaimLost):
 		return r.outcome(workflow.ExecutionRunning, ""), nil
 	case errors.As(err, &failed):
 		return r.finish(ctx, workflow.ExecutionFailed, failed.Error())

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/action"
-	"github.com/trawlhq/trawl/internal/store"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -252,7 +252,7 @@ func (r *run) finish(ctx context.Context, status workflow.ExecutionStatus, msg s
 		return r.outcome(status, msg), nil
 	}
 	err := r.e.Repo.FinishExecution(ctx, r.x, r.pending, status, msg)
-	if errors.Is(err, store.ErrClaimLost) {
+	if errors.Is(err, workflow.ErrClaimLost) {
 		return r.outcome(workflow.ExecutionRunning, ""), nil
 	}
 	if err != nil {
@@ -277,7 +277,7 @@ func (r *run) outcome(status workflow.ExecutionStatus, msg string) Outcome {
 }
 
 // save commits a step's record with those pending.
-func (r *run) save(ctx context.Context, st workflow.Step, charge *store.Charge) error {
+func (r *run) save(ctx context.Context, st workflow.Step, charge *credits.Charge) error {
 	if err := r.persist(ctx); err != nil {
 		return err
 	}

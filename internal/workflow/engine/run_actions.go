@@ -10,7 +10,6 @@ import (
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/credits"
-	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -230,13 +229,13 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 // charged saves a step's record with a charge of cost credits (none when
 // 0), in one write; a balance that cannot pay fails the step instead.
 func (r *run) charged(ctx context.Context, st workflow.Step, kind string, cost int64) error {
-	var charge *store.Charge
+	var charge *credits.Charge
 	if cost > 0 {
 		alloc, err := r.e.Allocation(ctx, r.x.AccountID)
 		if err != nil {
 			return err
 		}
-		charge = &store.Charge{AccountID: r.x.AccountID, Feature: credits.WorkflowExecution, Amount: cost,
+		charge = &credits.Charge{AccountID: r.x.AccountID, Feature: credits.WorkflowExecution, Amount: cost,
 			Allocation: alloc, Reference: r.x.ID + "/" + st.Key}
 	}
 	err := r.save(ctx, st, charge)
