@@ -248,10 +248,10 @@ func (s *Store) packPosts(ctx context.Context, tx *sql.Tx, ids []int64) error {
 
 // packPost writes the packed list of the post of urn from its engagements
 // es (all it has), in the writer's transaction.
-func (s *Store) packPost(ctx context.Context, tx *sql.Tx, urn string, es []candidate) error {
+func (s *Store) packPost(ctx context.Context, tx *sql.Tx, urn string, es []topic.Candidate) error {
 	entries := make([]engagerEntry, len(es))
 	for i, e := range es {
-		entries[i] = engagerEntry{at: e.engaged, key: e.personID*2 + int64(boolInt(e.comment))}
+		entries[i] = engagerEntry{at: e.Engaged, key: e.PersonID*2 + int64(boolInt(e.Comment))}
 	}
 	if _, err := s.execTx(ctx, tx,
 		`INSERT INTO mapping_engagers (post_id, engagers) SELECT id, $2 FROM mapping_posts WHERE urn = $1

@@ -54,7 +54,7 @@ func (s *Store) SeePronetAuthors(ctx context.Context, authors []search.PronetAut
 		people = append(people, topic.Engager{URN: a.URN, Username: a.Username, FullName: a.FullName,
 			Headline: a.Headline, ProfileURL: a.ProfileURL, Avatar: a.Avatar})
 	}
-	people = uniqueEngagers(people)
+	people = topic.UniqueEngagers(people)
 	if len(people) == 0 {
 		return nil
 	}

@@ -43,18 +43,16 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		}
 		at := ms(run.At)
 		hydrateAt, owner := ms(s.firstRunAt(run.At, run.HydrateLease)), s.claimOwner()
-		slices.SortFunc(run.Posts, func(a, b topic.Post) int { return strings.Compare(a.URN, b.URN) })
-		// Store the posts; the ones not hydrated yet start their hydration,
-		// which links them to every topic then linking them. (Not "first
-		// seen now": another discovery of the same millisecond may have
-		// stored a post, and its hydration may be over.)
-		var fresh []string
+		plan := topic.PlanDiscovery(run)
+		// Store the posts, reading back which no hydration has read yet
+		// (topic.PlanDiscoveryLinks).
+		var unhydrated []string
 		newPosts := 0
 		err = s.batchInsert(ctx, tx.SQL,
 			`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at, hydrate_stage, next_hydrate_at, lease_owner) VALUES `,
-			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at, last_hydrated_at`, 8, len(run.Posts),
+			`ON CONFLICT (urn) DO UPDATE SET record = excluded.record RETURNING urn, first_seen_at, last_hydrated_at`, 8, len(plan.Posts),
 			func(i int) []any {
-				p := run.Posts[i]
+				p := plan.Posts[i]
 				return []any{p.URN, ms(p.PostedAt), string(p.Record), at, at, string(run.Interval), hydrateAt, owner}
 			},
 			func(rows *sql.Rows) error {
@@ -68,31 +66,25 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 					newPosts++
 				}
 				if !hydrated.Valid {
-					fresh = append(fresh, urn)
+					unhydrated = append(unhydrated, urn)
 				}
 				return nil
 			})
 		if err != nil {
 			return fmt.Errorf("store posts: %w", err)
 		}
-		if err := s.indexDiscoveredPosts(ctx, tx.SQL, run.Posts); err != nil {
+		if err := s.indexDiscoveredPosts(ctx, tx.SQL, plan.Posts); err != nil {
 			return err
 		}
-		var authors []topic.Engager
-		for _, p := range run.Posts {
-			if p.Author.URN != "" {
-				authors = append(authors, p.Author)
-			}
-		}
-		if _, err := s.upsertPeople(ctx, tx.SQL, uniqueEngagers(authors), run.At); err != nil {
+		if _, err := s.upsertPeople(ctx, tx.SQL, plan.Authors, run.At); err != nil {
 			return err
 		}
 		// Link those the topic does not have yet.
 		var linked []string
 		err = s.batchInsert(ctx, tx.SQL,
 			`INSERT INTO topic_posts (topic_id, post_urn, linked_at, discovery_interval) VALUES `,
-			`ON CONFLICT (topic_id, post_urn) DO NOTHING RETURNING post_urn`, 4, len(run.Posts),
-			func(i int) []any { return []any{t.ID, run.Posts[i].URN, at, string(run.Interval)} },
+			`ON CONFLICT (topic_id, post_urn) DO NOTHING RETURNING post_urn`, 4, len(plan.Posts),
+			func(i int) []any { return []any{t.ID, plan.Posts[i].URN, at, string(run.Interval)} },
 			func(rows *sql.Rows) error {
 				var urn string
 				if err := rows.Scan(&urn); err != nil {
@@ -122,17 +114,12 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		if err := unparkPosts(ctx, tx.SQL, t.ID, run.At); err != nil {
 			return err
 		}
-		// Posts other topics already hydrated bring their engagements along.
-		isFresh := make(map[string]bool, len(fresh))
-		for _, urn := range fresh {
-			isFresh[urn] = true
-		}
-		for _, urn := range linked {
-			if isFresh[urn] {
-				continue
-			}
+		// Posts other topics already hydrated bring their engagements
+		// along; the others start their hydration.
+		links := topic.PlanDiscoveryLinks(linked, unhydrated)
+		for _, urn := range links.BringAlong {
 			n, err := s.syncTopicPost(ctx, tx.SQL, t, urn, nil, run.At, run.Allocation)
-			if errors.Is(err, credits.ErrInsufficient) {
+			if topic.Blocks(err) {
 				// The posts are paid for; their engagements wait for
 				// credits, as those of a hydration do.
 				if err := s.blockTopic(ctx, tx.SQL, t.ID, run.At); err != nil {
@@ -145,7 +132,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 			}
 			out.LinkedEngagements += n
 		}
-		for _, urn := range fresh {
+		for _, urn := range links.Hydrate {
 			if err := s.enqueueTx(ctx, tx, topic.HydrateArgs{PostURN: urn}); err != nil {
 				return err
 			}
@@ -164,7 +151,7 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 // credits.ErrInsufficient having written nothing: the bills are written
 // first (their insert tells how many are new) under a savepoint that is
 // rolled back then. (Engagements are billed by their links:
-// payForEngagements.)
+// syncTopicPost.)
 func (s *Store) payForPosts(ctx context.Context, tx *sql.Tx, t topic.Topic, urns []string, at time.Time, allocation int64) error {
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT pay_once`); err != nil {
 		return fmt.Errorf("pay for posts: %w", err)
@@ -227,18 +214,18 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			}
 			return err
 		}
-		people, err := s.upsertPeople(ctx, tx, uniquePeople(h.Found), h.At)
+		plan := topic.PlanHydration(h)
+		people, err := s.upsertPeople(ctx, tx, plan.People, h.At)
 		if err != nil {
 			return err
 		}
-		// Engagements already stored are skipped (ON CONFLICT), and so
-		// is a person's second one of a kind in this read, as the
-		// statement would skip it.
-		found := uniqueFound(h.Found)
+		// Engagements already stored are skipped (ON CONFLICT); the plan
+		// has each person's one of a kind, as the statement keeps one.
+		found := plan.Found
 		ids := make([]string, len(found))
 		engaged := make([]int64, len(found))
 		for i, f := range found {
-			ids[i], engaged[i] = ident.New(), ms(engagedAt(f, h.At))
+			ids[i], engaged[i] = ident.New(), ms(f.At)
 		}
 		row := func(i int) []any {
 			f := found[i]
@@ -252,24 +239,25 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		// the post; were one to skip that, the insert below would fail on
 		// the unique key, not link the wrong set.) PostgreSQL reads back
 		// and packs in the server, which measured faster there.
-		var first []candidate
+		var first []topic.Candidate
 		newEngagements := 0
 		if before == 0 && s.dialect == SQLite {
 			if err := s.batchInsert(ctx, tx, insertEngagements, ``, 10, len(found), row, nil); err != nil {
 				return fmt.Errorf("store engagements: %w", err)
 			}
 			newEngagements = len(found)
-			first = make([]candidate, len(found))
+			first = make([]topic.Candidate, len(found))
 			for i, f := range found {
 				p, ok := people[f.Person.URN]
 				if !ok {
 					return fmt.Errorf("engager %s is not stored", f.Person.URN)
 				}
-				first[i] = candidate{id: ids[i], person: f.Person.URN, personID: p.id, engaged: engaged[i],
-					comment: f.Type == "comment", title: p.title, headline: p.headline, newPerson: p.isNew}
+				first[i] = topic.Candidate{ID: ids[i], Person: f.Person.URN, PersonID: p.id, Engaged: engaged[i],
+					Comment: f.Type == "comment", Title: p.title, Headline: p.headline, NewPerson: p.isNew}
 			}
-			slices.SortFunc(first, func(a, b candidate) int {
-				return cmp.Or(cmp.Compare(a.engaged, b.engaged), strings.Compare(a.id, b.id))
+			// In the order unlinkedEngagements reads them.
+			slices.SortFunc(first, func(a, b topic.Candidate) int {
+				return cmp.Or(cmp.Compare(a.Engaged, b.Engaged), strings.Compare(a.ID, b.ID))
 			})
 			if err := s.packPost(ctx, tx, h.PostURN, first); err != nil {
 				return err
@@ -324,7 +312,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		}
 		for _, t := range topics {
 			n, err := s.syncTopicPost(ctx, tx, t, h.PostURN, first, h.At, h.Allocations[t.AccountID])
-			if errors.Is(err, credits.ErrInsufficient) {
+			if topic.Blocks(err) {
 				if err := s.blockTopic(ctx, tx, t.ID, h.At); err != nil {
 					return err
 				}
@@ -366,10 +354,12 @@ func contention(err error) error {
 // profileRefreshMS is topic.ProfileRefresh in the stored unit, for SQL.
 var profileRefreshMS = strconv.FormatInt(topic.ProfileRefresh.Milliseconds(), 10)
 
+// blockTopic records that the topic waits for credits (topic.Blocks), since
+// the first time it did.
 func (s *Store) blockTopic(ctx context.Context, tx *sql.Tx, id string, at time.Time) error {
 	_, err := tx.ExecContext(ctx,
 		`UPDATE topics SET credits_blocked_at = COALESCE(credits_blocked_at, $2), last_error = $3 WHERE id = $1`,
-		id, ms(at), "Out of credits: collection is paused until the account has credits again.")
+		id, ms(at), topic.OutOfCredits)
 	if err != nil {
 		return fmt.Errorf("block topic %s: %w", id, err)
 	}

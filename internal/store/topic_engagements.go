@@ -21,7 +21,7 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 	var linked int
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		// Paying for a post's engagements needs the post locked
-		// (payForEngagements), and collection locks posts before topics:
+		// (paidEngagements), and collection locks posts before topics:
 		// the topic's posts first, in key order.
 		if s.dialect == Postgres {
 			if _, err := tx.ExecContext(ctx,
@@ -53,7 +53,7 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 		waiting := false
 		for _, urn := range urns {
 			n, err := s.syncTopicPost(ctx, tx, t, urn, nil, at, allocation)
-			if errors.Is(err, credits.ErrInsufficient) {
+			if topic.Blocks(err) {
 				waiting = true
 				continue
 			}
@@ -74,13 +74,13 @@ func (s *Store) ResyncTopic(ctx context.Context, topicID string, at time.Time, a
 	return linked, nil
 }
 
-// syncTopicPost links to the topic the engagements of the post it keeps and
-// has not linked yet, pays for those its account has not paid for, and
-// marks each link pending for the workflow dispatcher. first, when set, is
-// every engagement of the post, none of them linked (the post's first
+// syncTopicPost applies the topic's link plan (topic.PlanLinks) for the
+// post: it charges the plan's credits, links the kept engagements and marks
+// each link pending for the workflow dispatcher. first, when set, is every
+// engagement of the post, none of them linked (the post's first
 // hydration); otherwise they are read. A balance that cannot pay returns
 // credits.ErrInsufficient having written nothing.
-func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, first []candidate, at time.Time, allocation int64) (int, error) {
+func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, first []topic.Candidate, at time.Time, allocation int64) (int, error) {
 	unlinked := first
 	if unlinked == nil {
 		var err error
@@ -88,27 +88,31 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 			return 0, err
 		}
 	}
-	var keep []candidate
-	for _, c := range unlinked {
-		if t.Definition.KeepsEngager(c.title, c.headline) {
-			keep = append(keep, c)
-		}
-	}
-	if len(keep) == 0 {
-		return 0, nil
-	}
-	if err := s.payForEngagements(ctx, tx, t, postURN, keep, at, allocation); err != nil {
+	plan, err := topic.PlanLinks(t.Definition, unlinked, func() ([]string, error) {
+		return s.paidEngagements(ctx, tx, t, postURN)
+	})
+	if err != nil {
 		return 0, err
 	}
+	if len(plan.Keep) == 0 {
+		return 0, nil
+	}
+	if plan.Charge > 0 {
+		if _, err := s.spendTx(ctx, tx, credits.Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: plan.Charge,
+			Allocation: allocation, Reference: t.ID}, at); err != nil {
+			return 0, err
+		}
+	}
 	now := ms(at)
+	keep := plan.Keep
 	// Each link waits for the workflow dispatcher (pending): it is the
 	// engagement trigger's outbox event.
 	if err := s.batchInsert(ctx, tx,
 		`INSERT INTO topic_engagements (topic_id, engagement_id, post_urn, person_urn, created_at, pending) VALUES `, ``, 6, len(keep),
-		func(i int) []any { return []any{t.ID, keep[i].id, postURN, keep[i].person, now, 1} }, nil); err != nil {
+		func(i int) []any { return []any{t.ID, keep[i].ID, postURN, keep[i].Person, now, 1} }, nil); err != nil {
 		return 0, fmt.Errorf("link engagements: %w", err)
 	}
-	newEngagers, err := s.updateEngagers(ctx, tx, t.ID, latestPerPerson(keep))
+	newEngagers, err := s.updateEngagers(ctx, tx, t.ID, plan.Engagers)
 	if err != nil {
 		return 0, err
 	}
@@ -119,15 +123,13 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 	return len(keep), nil
 }
 
-// payForEngagements spends a credit for each engagement of keep (of the
-// post) that the account has not paid for: that no other of its topics
-// links. The links are the bills: a topic links what its account paid for,
-// nothing else. On PostgreSQL the caller holds the post's row lock
-// (SaveHydration, ResyncTopic), so that two transactions linking one
-// engagement to two topics of an account cannot both find it unpaid. A
-// balance that cannot pay returns credits.ErrInsufficient having spent
-// nothing.
-func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string, keep []candidate, at time.Time, allocation int64) error {
+// paidEngagements reads the ids of the post's engagements the account has
+// paid for: those another of its topics links. The links are the bills: a
+// topic links what its account paid for, nothing else. On PostgreSQL the
+// caller holds the post's row lock (SaveHydration, ResyncTopic), so that
+// two transactions linking one engagement to two topics of an account
+// cannot both find it unpaid.
+func (s *Store) paidEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic, postURN string) ([]string, error) {
 	rows, err := s.queryTx(ctx, tx,
 		`SELECT CAST(te.engagement_id AS TEXT)
 		   FROM topic_posts tp
@@ -135,46 +137,32 @@ func (s *Store) payForEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic
 		   JOIN topic_engagements te ON te.topic_id = tp.topic_id AND te.post_urn = tp.post_urn
 		  WHERE tp.post_urn = $3`, t.AccountID, t.ID, postURN)
 	if err != nil {
-		return fmt.Errorf("engagements paid for: %w", err)
+		return nil, fmt.Errorf("engagements paid for: %w", err)
 	}
-	paid, err := scanStrings(rows, "engagements paid for")
-	if err != nil {
-		return err
-	}
-	unpaid := int64(len(keep))
-	if len(paid) > 0 {
-		set := make(map[string]bool, len(paid))
-		for _, id := range paid {
-			set[id] = true
-		}
-		for _, c := range keep {
-			if set[c.id] {
-				unpaid--
-			}
-		}
-	}
-	if unpaid == 0 {
-		return nil
-	}
-	_, err = s.spendTx(ctx, tx, credits.Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: unpaid,
-		Allocation: allocation, Reference: t.ID}, at)
-	return err
+	return scanStrings(rows, "engagements paid for")
 }
 
-// candidate is an engagement a topic may link, and its person's title and
-// headline, which the topic's job titles are matched against.
+// candidate is what seeding (topic_seed.go) builds its engagers from; the
+// rest of the store uses topic.Candidate. It goes when seeding moves out of
+// the store.
 type candidate struct {
-	id, person      string
-	personID        int64
-	engaged         int64
-	comment         bool
-	title, headline string
-	newPerson       bool // new to the service: no topic lists them yet
+	id, person string
+	personID   int64
+	engaged    int64
+}
+
+// latestPerPerson is topic.LatestPerPerson for seeding's candidates.
+func latestPerPerson(cs []candidate) []topic.Candidate {
+	out := make([]topic.Candidate, len(cs))
+	for i, c := range cs {
+		out[i] = topic.Candidate{ID: c.id, Person: c.person, PersonID: c.personID, Engaged: c.engaged}
+	}
+	return topic.LatestPerPerson(out)
 }
 
 // unlinkedEngagements reads the engagements of the post the topic does not
 // link, in the order they happened.
-func (s *Store) unlinkedEngagements(ctx context.Context, tx *sql.Tx, topicID, postURN string) ([]candidate, error) {
+func (s *Store) unlinkedEngagements(ctx context.Context, tx *sql.Tx, topicID, postURN string) ([]topic.Candidate, error) {
 	rows, err := tx.QueryContext(ctx,
 		`SELECT CAST(e.id AS TEXT), e.person_urn, p.id, e.engaged_at, e.type, p.job_title, p.headline
 		   FROM pronet_engagements e JOIN pronet_people p ON p.urn = e.person_urn
@@ -185,43 +173,19 @@ func (s *Store) unlinkedEngagements(ctx context.Context, tx *sql.Tx, topicID, po
 		return nil, fmt.Errorf("engagements to link: %w", err)
 	}
 	defer rows.Close()
-	var out []candidate
+	var out []topic.Candidate
 	for rows.Next() {
 		var (
-			c    candidate
+			c    topic.Candidate
 			kind string
 		)
-		if err := rows.Scan(&c.id, &c.person, &c.personID, &c.engaged, &kind, &c.title, &c.headline); err != nil {
+		if err := rows.Scan(&c.ID, &c.Person, &c.PersonID, &c.Engaged, &kind, &c.Title, &c.Headline); err != nil {
 			return nil, fmt.Errorf("engagements to link: %w", err)
 		}
-		c.comment = kind == "comment"
+		c.Comment = kind == "comment"
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// uniqueFound keeps the first engagement of each person and kind.
-func uniqueFound(found []topic.Found) []topic.Found {
-	type key struct{ person, kind string }
-	seen := make(map[key]bool, len(found))
-	out := make([]topic.Found, 0, len(found))
-	for _, f := range found {
-		k := key{f.Person.URN, f.Type}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// engagedAt is when f happened: a comment's time, or for a reaction, which
-// carries none, when it was first seen.
-func engagedAt(f topic.Found, seen time.Time) time.Time {
-	if f.At.IsZero() {
-		return seen
-	}
-	return f.At
 }
 
 // updateEngagers makes each candidate its person's latest engagement in the
@@ -232,15 +196,15 @@ func engagedAt(f topic.Found, seen time.Time) time.Time {
 // PostgreSQL). The engagers count is kept on the topic: counting a million
 // rows per page of the engagers list would cost what the page does a
 // hundred times.
-func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, latest []candidate) (int, error) {
-	slices.SortFunc(latest, func(a, b candidate) int { return cmp.Compare(a.personID, b.personID) })
+func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, latest []topic.Candidate) (int, error) {
+	slices.SortFunc(latest, func(a, b topic.Candidate) int { return cmp.Compare(a.PersonID, b.PersonID) })
 	const insert = `INSERT INTO topic_engagers (topic_id, person_id, person_urn, engagement_id, latest_at) VALUES `
-	row := func(cs []candidate) func(i int) []any {
-		return func(i int) []any { return []any{topicID, cs[i].personID, cs[i].person, cs[i].id, cs[i].engaged} }
+	row := func(cs []topic.Candidate) func(i int) []any {
+		return func(i int) []any { return []any{topicID, cs[i].PersonID, cs[i].Person, cs[i].ID, cs[i].Engaged} }
 	}
-	var newcomers, seen []candidate
+	var newcomers, seen []topic.Candidate
 	for _, c := range latest {
-		if c.newPerson {
+		if c.NewPerson {
 			newcomers = append(newcomers, c)
 		} else {
 			seen = append(seen, c)
@@ -262,9 +226,9 @@ func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, 
 	if err != nil {
 		return 0, fmt.Errorf("add engagers: %w", err)
 	}
-	known := make([]candidate, 0, len(seen)-len(added))
+	known := make([]topic.Candidate, 0, len(seen)-len(added))
 	for _, c := range seen {
-		if !added[c.personID] {
+		if !added[c.PersonID] {
 			known = append(known, c)
 		}
 	}
@@ -275,22 +239,4 @@ func (s *Store) updateEngagers(ctx context.Context, tx *sql.Tx, topicID string, 
 		return 0, fmt.Errorf("update engagers: %w", err)
 	}
 	return len(newcomers) + len(added), nil
-}
-
-// latestPerPerson keeps each person's latest engagement: one upsert
-// statement may not touch a row twice.
-func latestPerPerson(cs []candidate) []candidate {
-	at := make(map[string]int, len(cs))
-	var out []candidate
-	for _, c := range cs {
-		i, ok := at[c.person]
-		switch {
-		case !ok:
-			at[c.person] = len(out)
-			out = append(out, c)
-		case c.engaged >= out[i].engaged:
-			out[i] = c
-		}
-	}
-	return out
 }

@@ -58,7 +58,7 @@ func (s *Store) upsertPeople(ctx context.Context, tx *sql.Tx, people []topic.Eng
 		ids.n+10, len(people),
 		func(i int) []any {
 			p := people[i]
-			first, last := splitName(p.FullName)
+			first, last := topic.SplitName(p.FullName)
 			return ids.row(i, p.URN, p.Username, p.FullName, first, last, p.Headline, p.Avatar, p.ProfileURL, ms(at), ms(at))
 		}, nil)
 	if err != nil {
@@ -183,31 +183,6 @@ func (s *Store) RecordProfileFailure(ctx context.Context, urn string, at time.Ti
 		return fmt.Errorf("store: record profile failure %s: %w", urn, err)
 	}
 	return nil
-}
-
-func uniquePeople(found []topic.Found) []topic.Engager {
-	people := make([]topic.Engager, len(found))
-	for i, f := range found {
-		people[i] = f.Person
-	}
-	return uniqueEngagers(people)
-}
-
-func uniqueEngagers(people []topic.Engager) []topic.Engager {
-	seen := make(map[string]bool, len(people))
-	var out []topic.Engager
-	for _, p := range people {
-		if !seen[p.URN] {
-			seen[p.URN] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func splitName(full string) (string, string) {
-	first, last, _ := strings.Cut(strings.TrimSpace(full), " ")
-	return first, strings.TrimSpace(last)
 }
 
 func boolInt(b bool) int {

@@ -503,7 +503,7 @@ func (s *Store) TopicCreditsSummary(ctx context.Context, t topic.Topic, from, to
 	}
 	sum.LastChargedAt = nullTime(last)
 	// Engagements: the account paid for each when the first of its topics
-	// linked it (payForEngagements), and each linking topic takes an equal
+	// linked it (syncTopicPost), and each linking topic takes an equal
 	// share.
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT e.discovery_interval, COUNT(*), COALESCE(SUM(1.0 / x.sharing), 0), MAX(x.charged_at)
