@@ -1,4 +1,4 @@
-// Command mapping measures social mapping (store.SocialMapping, behind
+// Command mapping measures social mapping (mapping.Engine.SocialMapping, behind
 // POST /v1/social/mapping; the store call alone, without HTTP, credits or
 // encoding) over a realistic pool. It seeds -people people with
 // firmographics, -posts posts published over the 30 days before "now"
@@ -14,7 +14,7 @@
 // apart); on PostgreSQL store.PackKeywordPostings then builds the keyword
 // posting lists (timed apart too; -postings=false drops them, so that
 // first calls ask GIN). Each call also records how long its steps took
-// (store.WithMappingSteps): the keyword match, the engagements to one row
+// (mapping.WithSteps): the keyword match, the engagements to one row
 // per person (the distinct count without filters), the filters, the page;
 // and how many qualifying engagements each query has, from which
 // TRAWL_MAPPING_MAX_CANDIDATES is chosen. Each query and page starts with
@@ -107,7 +107,7 @@ func main() {
 	flag.IntVar(&o.batch, "batch", 20_000, "rows per seeding transaction")
 	flag.StringVar(&o.pages, "pages", "1x50,20x10", "pages measured, PAGExPAGE_SIZE, comma-separated")
 	flag.BoolVar(&o.split, "split", true, "also print where the time goes: the p50 of each step of the calls")
-	flag.BoolVar(&o.creators, "creators", true, "also time creator discovery (store.DiscoverCreators) on the same keywords, windows and filters")
+	flag.BoolVar(&o.creators, "creators", true, "also time creator discovery (mapping.Engine.DiscoverCreators) on the same keywords, windows and filters")
 	flag.StringVar(&o.queries, "queries", "", "measure only the queries whose name matches this regular expression")
 	flag.BoolVar(&o.keepIndexes, "keep-indexes", false, "seed with every index in place instead of building the secondary ones at the end")
 	flag.StringVar(&o.postgresURL, "postgres-url", "", "PostgreSQL server (default $TRAWL_TEST_POSTGRES_URL or "+defaultPostgresURL+")")
@@ -195,7 +195,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 	// As trawl serve does at start-up: the first query does not load them.
 	start = time.Now()
-	if err := st.LoadMappingCopies(ctx); err != nil {
+	eng := mapping.NewEngine(st.MappingPool())
+	if err := eng.Load(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "in-memory copies loaded in %s\n\n", time.Since(start).Round(time.Millisecond))
@@ -217,7 +218,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		fmt.Fprintf(os.Stderr, "measuring %s\n", s.name)
 		for _, p := range pages {
-			r, err := measure(ctx, st, sc, i, p, t.people(i), o.warmup, o.reps, o.budget)
+			r, err := measure(ctx, st, eng, sc, i, p, t.people(i), o.warmup, o.reps, o.budget)
 			if err != nil {
 				return fmt.Errorf("%s, page %d of %d: %w", s.name, p.page, p.size, err)
 			}
@@ -239,7 +240,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	if o.creators {
 		fmt.Fprintln(out)
-		if err := measureCreators(ctx, st, sc, only, pages[0], o, out); err != nil {
+		if err := measureCreators(ctx, st, eng, sc, only, pages[0], o, out); err != nil {
 			return err
 		}
 	}

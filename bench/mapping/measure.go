@@ -21,7 +21,7 @@ import (
 // window and filters (the authors are those of the qualifying posts
 // published in the window). The benchmark does not count creators itself:
 // it checks that every call of a query gives the same total.
-func measureCreators(ctx context.Context, st *store.Store, sc []scenario, only *regexp.Regexp, p pageSpec, o options, out io.Writer) error {
+func measureCreators(ctx context.Context, st *store.Store, eng *mapping.Engine, sc []scenario, only *regexp.Regexp, p pageSpec, o options, out io.Writer) error {
 	fmt.Fprintf(out, "creator discovery, page %d of %d (totals not checked against the generator):\n", p.page, p.size)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "query\tcalls\tp50\tp95\tmax\tfirst call\tcreators (total)\tp95 <= 50 ms\t")
@@ -38,12 +38,12 @@ func measureCreators(ctx context.Context, st *store.Store, sc []scenario, only *
 			first time.Duration
 		)
 		total := int64(-1)
-		if err := forgetMatches(ctx, st); err != nil {
+		if err := forgetMatches(ctx, st, eng); err != nil {
 			return err
 		}
 		for i := 0; i < o.warmup+n; i++ {
 			start := time.Now()
-			_, t, err := st.DiscoverCreators(ctx, q, benchNow, maxCandidates)
+			_, t, err := eng.DiscoverCreators(ctx, q, benchNow, maxCandidates)
 			took := time.Since(start)
 			if err != nil {
 				return fmt.Errorf("creators of %s: %w", s.name, err)
@@ -74,7 +74,7 @@ type result struct {
 	sc        int
 	page      pageSpec
 	latencies []time.Duration
-	steps     []store.MappingSteps // of the timed calls
+	steps     []mapping.Steps // of the timed calls
 	total     int64
 	// first is the call before the warm-up, with the keyword matches
 	// forgotten (the keyword index asked), and firstMatch its match step;
@@ -89,22 +89,22 @@ const maxCandidates = math.MaxInt32
 
 // measure times warmup+n sequential calls for the scenario's page and keeps
 // the last n; the first call starts with the keyword matches forgotten
-// (store.ForgetKeywordMatches) and is reported apart. Every answer must
+// (mapping.Engine.ForgetKeywordMatches) and is reported apart. Every answer must
 // have the exact total and a well-formed page: the right length, one
 // result per person, newest first, each passing the filters; the check is
 // not timed.
-func measure(ctx context.Context, st *store.Store, sc []scenario, i int, p pageSpec, want int64, warmup, n int, budget time.Duration) (result, error) {
+func measure(ctx context.Context, st *store.Store, eng *mapping.Engine, sc []scenario, i int, p pageSpec, want int64, warmup, n int, budget time.Duration) (result, error) {
 	q := sc[i].q
 	q.Page, q.PageSize = p.page, p.size
 	res := result{sc: i, page: p, latencies: make([]time.Duration, 0, n), total: want}
-	var steps store.MappingSteps
-	ctx = store.WithMappingSteps(ctx, &steps)
-	if err := forgetMatches(ctx, st); err != nil {
+	var steps mapping.Steps
+	ctx = mapping.WithSteps(ctx, &steps)
+	if err := forgetMatches(ctx, st, eng); err != nil {
 		return result{}, err
 	}
 	for i := 0; i < warmup+n; i++ {
 		start := time.Now()
-		page, total, err := st.SocialMapping(ctx, q, benchNow, maxCandidates)
+		page, total, err := eng.SocialMapping(ctx, q, benchNow, maxCandidates)
 		took := time.Since(start)
 		if err != nil {
 			return result{}, err
@@ -124,9 +124,9 @@ func measure(ctx context.Context, st *store.Store, sc []scenario, i int, p pageS
 			res.steps = append(res.steps, steps)
 		}
 	}
-	st.ForgetKeywordMatches()
+	eng.ForgetKeywordMatches()
 	start := time.Now()
-	if _, total, err := st.SocialMapping(ctx, q, benchNow, maxCandidates); err != nil || total != want {
+	if _, total, err := eng.SocialMapping(ctx, q, benchNow, maxCandidates); err != nil || total != want {
 		return result{}, fmt.Errorf("total %d, want %d: %v", total, want, err)
 	}
 	res.firstShared = time.Since(start)
@@ -135,8 +135,8 @@ func measure(ctx context.Context, st *store.Store, sc []scenario, i int, p pageS
 
 // forgetMatches empties the keyword matches of this process and those the
 // processes share, so that the next call asks the keyword index.
-func forgetMatches(ctx context.Context, st *store.Store) error {
-	st.ForgetKeywordMatches()
+func forgetMatches(ctx context.Context, st *store.Store, eng *mapping.Engine) error {
+	eng.ForgetKeywordMatches()
 	return st.ForgetSharedKeywordMatches(ctx)
 }
 
@@ -145,7 +145,7 @@ func calls(n int, budget, took time.Duration) int {
 	return min(n, max(5, int(budget/max(took, time.Microsecond))))
 }
 
-func checkPage(q mapping.Query, page []store.MappingResult, total int64) error {
+func checkPage(q mapping.Query, page []mapping.Result, total int64) error {
 	want := max(0, min(int64(q.PageSize), total-int64((q.Page-1)*q.PageSize)))
 	if int64(len(page)) != want {
 		return fmt.Errorf("page has %d results, want %d", len(page), want)
@@ -202,13 +202,13 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
 // printSplit prints the p50 of each step of the timed calls
-// (store.MappingSteps) for every query and page.
+// (mapping.Steps) for every query and page.
 func printSplit(out io.Writer, sc []scenario, rows []result) {
-	fmt.Fprintln(out, "where the time goes (p50 of each step over the timed calls, store.MappingSteps):")
+	fmt.Fprintln(out, "where the time goes (p50 of each step over the timed calls, mapping.Steps):")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "query\tpage\tposts\tengagements\tpeople\tkeyword match\tper person\tfilters (alongside the match)\tsort + page\tcall p50\tµs per engagement\tmatch, first call\t")
 	for _, r := range rows {
-		step := func(f func(store.MappingSteps) time.Duration) time.Duration {
+		step := func(f func(mapping.Steps) time.Duration) time.Duration {
 			l := make([]time.Duration, len(r.steps))
 			for i, st := range r.steps {
 				l[i] = f(st)
@@ -225,10 +225,10 @@ func printSplit(out io.Writer, sc []scenario, rows []result) {
 		}
 		fmt.Fprintf(tw, "%s\t%d of %d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", sc[r.sc].name, r.page.page, r.page.size,
 			last.Posts, last.Engagements, last.People,
-			ms(step(func(s store.MappingSteps) time.Duration { return s.Match })),
-			ms(step(func(s store.MappingSteps) time.Duration { return s.PerPerson })),
-			ms(step(func(s store.MappingSteps) time.Duration { return s.Filters })),
-			ms(step(func(s store.MappingSteps) time.Duration { return s.Page })), ms(call), per, ms(r.firstMatch))
+			ms(step(func(s mapping.Steps) time.Duration { return s.Match })),
+			ms(step(func(s mapping.Steps) time.Duration { return s.PerPerson })),
+			ms(step(func(s mapping.Steps) time.Duration { return s.Filters })),
+			ms(step(func(s mapping.Steps) time.Duration { return s.Page })), ms(call), per, ms(r.firstMatch))
 	}
 	tw.Flush()
 }

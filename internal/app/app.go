@@ -23,6 +23,7 @@ import (
 	"github.com/trawlhq/trawl/internal/config"
 	"github.com/trawlhq/trawl/internal/httpapi"
 	"github.com/trawlhq/trawl/internal/jobs"
+	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
@@ -44,7 +45,6 @@ func OpenStore(ctx context.Context, cfg *config.Config, opts Options) (*store.St
 	if err != nil {
 		return nil, err
 	}
-	st.SetKeywordMatchBudget(cfg.MappingCacheBytes)
 	if err := st.Migrate(ctx, opts.Log); err != nil {
 		st.Close()
 		return nil, err
@@ -115,7 +115,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		},
 		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler, topicScheduler,
 			&wfengine.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Retention: cfg.ExecutionRetention, Enqueue: enqueue},
-			mappingMaintainer{st}},
+			mappingMaintainer{st: st, sharedBudget: cfg.MappingCacheBytes}},
 	})
 	if err != nil {
 		return err
@@ -157,13 +157,17 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			stopRunner(runner, cfg, log)
 			return fmt.Errorf("listen on %s (TRAWL_ADDR): %w", cfg.Addr, err)
 		}
+		// The process's one mapping engine: its copies and keyword matches
+		// are loaded and warmed below, and the API answers from them.
+		mapper := mapping.NewEngine(st.MappingPool())
+		mapper.SetKeywordMatchBudget(cfg.MappingCacheBytes)
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector,
-			Secrets: box, Engine: engine, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
+			Secrets: box, Engine: engine, Mapping: mapper, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
 		srv = newHTTPServer(cfg, api, log)
 		go func() { serveErr <- srv.Serve(ln) }()
 		go func() {
-			if err := st.LoadMappingCopies(ctx); err != nil && ctx.Err() == nil {
+			if err := mapper.Load(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("social mapping copies not loaded ahead; the first query loads them", "err", err)
 			}
 			// Then on every tick (a topic created since, by any process),
@@ -171,7 +175,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			tick := time.NewTicker(cfg.TickInterval)
 			defer tick.Stop()
 			for {
-				if _, err := st.WarmKeywordMatches(ctx); err != nil && ctx.Err() == nil {
+				if _, err := mapper.WarmKeywordMatches(ctx); err != nil && ctx.Err() == nil {
 					log.Warn("topics' keyword matches not asked ahead; the first query over each asks the index", "err", err)
 				}
 				select {
@@ -299,8 +303,13 @@ func (p rateWindowPruner) ScanDue(ctx context.Context, now time.Time) error {
 // mappingMaintainer keeps social mapping's logs short and, on PostgreSQL,
 // its posting lists up to date: after the other scans, as building blocks
 // can take seconds, and packing before pruning, so that the log is not
-// pruned past the blocks.
-type mappingMaintainer struct{ st *store.Store }
+// pruned past the blocks. The keyword matches the processes share are kept
+// within sharedBudget, a process's budget of them
+// (TRAWL_MAPPING_CACHE_BYTES).
+type mappingMaintainer struct {
+	st           *store.Store
+	sharedBudget int
+}
 
 func (mappingMaintainer) Name() string { return "mapping-maintainer" }
 
@@ -308,7 +317,7 @@ func (m mappingMaintainer) ScanDue(ctx context.Context, _ time.Time) error {
 	if _, err := m.st.PackKeywordPostings(ctx); err != nil {
 		return err
 	}
-	_, err := m.st.PruneMappingLog(ctx)
+	_, err := m.st.PruneMappingLog(ctx, m.sharedBudget)
 	return err
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/search"
-	"github.com/trawlhq/trawl/internal/store"
 )
 
 // FirmographicFilters is what social mapping and creator discovery filter
@@ -200,8 +199,8 @@ func (s *Server) handleSocialMapping(ctx context.Context, in *queryInput[mapping
 	include := func(member string) bool {
 		return len(in.Body.Includes) == 0 || slices.Contains(in.Body.Includes, member)
 	}
-	results, total, err := s.store.SocialMapping(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
-	var broad *store.ErrQueryTooBroad
+	results, total, err := s.mapper.SocialMapping(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
+	var broad *mapping.ErrQueryTooBroad
 	if errors.As(err, &broad) {
 		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad, tooBroadMessage(broad, "engagements", "of people its filters keep")).
 			WithSuggestion("Narrow it: fewer or more specific keywords, a higher engaged_with_topic_strength, fewer engaged_with_days, or firmographic filters.")
@@ -220,7 +219,7 @@ func (s *Server) handleSocialMapping(ctx context.Context, in *queryInput[mapping
 	return &MeteredReply[mappingData]{SpentCredits: spent, Body: Envelope[mappingData]{Message: "Social mapping", Success: true, Data: out}}, nil
 }
 
-func toMappingResult(r store.MappingResult, include func(string) bool) mappingResultOut {
+func toMappingResult(r mapping.Result, include func(string) bool) mappingResultOut {
 	var o mappingResultOut
 	str := func(member string, v string) *string {
 		if !include(member) {
@@ -253,7 +252,7 @@ func toMappingResult(r store.MappingResult, include func(string) bool) mappingRe
 
 // tooBroadMessage says what a refused query weighed: the engagements (or
 // authors) its filters leave, which is what the limit counts.
-func tooBroadMessage(e *store.ErrQueryTooBroad, what, kept string) string {
+func tooBroadMessage(e *mapping.ErrQueryTooBroad, what, kept string) string {
 	n := fmt.Sprint(e.Engagements)
 	if e.AtLeast {
 		n = "at least " + n
@@ -313,8 +312,8 @@ type creatorsData struct {
 
 func (s *Server) handleDiscoverCreators(ctx context.Context, in *queryInput[creatorsBody]) (*MeteredReply[creatorsData], error) {
 	q := in.query
-	results, total, err := s.store.DiscoverCreators(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
-	var broad *store.ErrQueryTooBroad
+	results, total, err := s.mapper.DiscoverCreators(ctx, q, s.now(), s.cfg.MappingMaxCandidates)
+	var broad *mapping.ErrQueryTooBroad
 	if errors.As(err, &broad) {
 		return nil, NewAPIError(http.StatusUnprocessableEntity, CodeQueryTooBroad, tooBroadMessage(broad, "authors", "its filters keep")).
 			WithSuggestion("Narrow it: fewer or more specific keywords, a higher posted_about_topic_strength, fewer posted_about_days, or firmographic filters.")

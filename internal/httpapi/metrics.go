@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -44,20 +45,20 @@ func (m *metrics) observe(method, route string, status int, d time.Duration) {
 
 // watchKeywordMatches adds the series of the keyword matches the
 // process keeps for social mapping and creator discovery.
-func (m *metrics) watchKeywordMatches(held func() store.KeywordMatches) {
-	gauge := func(name, help string, value func(store.KeywordMatches) int) prometheus.Collector {
+func (m *metrics) watchKeywordMatches(held func() mapping.KeywordMatches) {
+	gauge := func(name, help string, value func(mapping.KeywordMatches) int) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
 			func() float64 { return float64(value(held())) })
 	}
 	m.registry.MustRegister(
 		gauge("trawl_mapping_keyword_matches", "Keywords (at a strength) whose matching posts this process keeps.",
-			func(h store.KeywordMatches) int { return h.Entries }),
+			func(h mapping.KeywordMatches) int { return h.Entries }),
 		gauge("trawl_mapping_keyword_match_posts", "Post ids the kept keyword matches hold.",
-			func(h store.KeywordMatches) int { return h.Posts }),
+			func(h mapping.KeywordMatches) int { return h.Posts }),
 		gauge("trawl_mapping_keyword_match_bytes", "About how much memory the kept keyword matches take, in bytes; at most the budget but for the lookup being answered.",
-			func(h store.KeywordMatches) int { return h.Bytes }),
+			func(h mapping.KeywordMatches) int { return h.Bytes }),
 		gauge("trawl_mapping_keyword_match_budget_bytes", "The budget of the kept keyword matches, in bytes (TRAWL_MAPPING_CACHE_BYTES).",
-			func(h store.KeywordMatches) int { return h.Budget }))
+			func(h mapping.KeywordMatches) int { return h.Budget }))
 }
 
 // watchKeywordPostings adds the series of the keyword posting lists that

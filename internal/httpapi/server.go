@@ -15,6 +15,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/source/enrich"
@@ -46,6 +47,9 @@ type Deps struct {
 	PublicURL string
 	// Engine runs webhook executions inline when the caller waits.
 	Engine *engine.Engine
+	// Mapping answers social mapping and creator queries: the process's
+	// one engine, which app loads and warms. Nil: a new one over Store.
+	Mapping *mapping.Engine
 }
 
 // Server is the API as an http.Handler.
@@ -66,6 +70,7 @@ type Server struct {
 	secrets   *secret.Box
 	publicURL string
 	engine    *engine.Engine
+	mapper    *mapping.Engine
 	catalogue *action.Catalogue
 	validator *workflow.Validator
 }
@@ -74,7 +79,10 @@ type Server struct {
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics(),
 		microblog: d.Microblog, pronet: d.Pronet, enrich: d.Enrich, collector: d.Collector,
-		secrets: d.Secrets, publicURL: d.PublicURL, engine: d.Engine, catalogue: action.NewCatalogue()}
+		secrets: d.Secrets, publicURL: d.PublicURL, engine: d.Engine, mapper: d.Mapping, catalogue: action.NewCatalogue()}
+	if s.mapper == nil && s.store != nil {
+		s.mapper = mapping.NewEngine(s.store.MappingPool())
+	}
 	s.validator = &workflow.Validator{Catalogue: s.catalogue}
 	mux := http.NewServeMux()
 	hc := huma.DefaultConfig("Trawl API", Version)
@@ -102,7 +110,7 @@ func New(d Deps) *Server {
 	describeOutsideRoutes(s.api.OpenAPI(), hc.OpenAPIPath, hc.SchemasPath)
 	// Without a store the server only describes itself (Document).
 	if s.store != nil {
-		s.metrics.watchKeywordMatches(s.store.KeywordMatchesHeld)
+		s.metrics.watchKeywordMatches(s.mapper.KeywordMatchesHeld)
 		if s.store.PacksKeywordPostings() {
 			s.metrics.watchKeywordPostings(s.store.KeywordPostingsHeld)
 		}

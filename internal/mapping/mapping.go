@@ -1,6 +1,11 @@
 // Package mapping answers social mapping ("who engaged with posts about X,
 // and which of them work where I sell?") and creator discovery ("who posts
 // about X?") over the posts, people and engagements that topics collect.
+//
+// It holds the queries, filters and keyword rules (this file, index.go,
+// postings.go) and the Engine that answers them (engine.go and the files
+// it names), which reads the pool through the Pool it declares (pool.go);
+// the store implements Pool in SQL on both database engines.
 package mapping
 
 import (

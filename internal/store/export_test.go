@@ -43,38 +43,11 @@ func (s *Store) PreparedBatches() int {
 	return len(s.stmts.ready)
 }
 
-// AfterMatchFill runs f between asking the keyword index and bringing
-// what it said up to date.
-func (s *Store) AfterMatchFill(f func()) { s.afterMatchFill = f }
-
-// AfterAskAlone sets a hook run after each keyword asked side by side, and
-// how many are asked at once.
-func (s *Store) AfterAskAlone(atOnce int, f func(keyword string)) {
-	s.matches.atOnce, s.afterAskAlone = atOnce, f
-}
-
 // SetKeywordPostings sets the posting lists' block size and how many of a
 // block's posts may change before it is built again.
 func (s *Store) SetKeywordPostings(blockSize int64, rebuildAfter int) {
 	s.postings = postingsKnobs{blockSize: blockSize, rebuildAfter: rebuildAfter}
 }
-
-// PostingReads is how many times this process read the posting lists.
-func (s *Store) PostingReads() int64 { return s.matches.postingReads.Load() }
-
-// IndexAsks is how many times this process asked the keyword index.
-func (s *Store) IndexAsks() int64 { return s.matches.indexAsks.Load() }
-
-// SharedMatchKey is the key under which the processes share the posts a
-// keyword matched at level.
-func (s *Store) SharedMatchKey(keyword string, level int) string {
-	k := s.planKeyword(keyword)
-	return sharedKey(s.indexQuery(keyword, k, level))
-}
-
-// ReadEngagementsApart sets the fewest posts whose engagements a social
-// mapping query reads in two halves side by side (0: the default).
-func (s *Store) ReadEngagementsApart(posts int) { s.postsApart = posts }
 
 // Crash lets the SQLite owner lock go as a killed process's does, handing
 // nothing back.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/clock"
+	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 	"github.com/trawlhq/trawl/internal/topic"
@@ -36,8 +37,8 @@ func TestFirstHydrationAsLater(t *testing.T) {
 		}
 		var posts []topic.Post
 		for _, key := range []string{"F1", "F2"} {
-			p := fxPost{key: key, author: "D", text: "revops in practice", posted: mapNow.Add(-time.Hour), reactions: 4, comments: 1}
-			posts = append(posts, topic.Post{URN: fxPostURN(key), PostedAt: p.posted, Record: fxRecord(p), Author: fxEngager("D")})
+			p := fxPost{Key: key, Author: "D", Text: "revops in practice", Posted: mapNow.Add(-time.Hour), Reactions: 4, Comments: 1}
+			posts = append(posts, topic.Post{URN: fxPostURN(key), PostedAt: p.Posted, Record: fxRecord(p), Author: fxEngager("D")})
 		}
 		run := topic.DiscoveryRun{TopicID: tp.ID, At: mapNow.Add(-time.Hour), Interval: topic.Initial, Posts: posts,
 			NextRunAt: mapNow.Add(day), Allocation: fxAllocation}
@@ -107,7 +108,7 @@ func TestFirstHydrationAsLater(t *testing.T) {
 		}
 		// Social mapping reads the packed engagements of both posts (E's
 		// latest engagement is a comment).
-		checkOracle(t, s, "first hydrations")
+		checkOracle(t, s, mapping.NewEngine(s.MappingPool()), "first hydrations")
 	})
 }
 
@@ -134,8 +135,8 @@ func TestConcurrentHydrationsSharePeople(t *testing.T) {
 		run := topic.DiscoveryRun{TopicID: tp.ID, At: mapNow.Add(-time.Hour), Interval: topic.Initial,
 			NextRunAt: mapNow.Add(day), Allocation: fxAllocation}
 		for i := range posts * rounds {
-			p := fxPost{key: fmt.Sprintf("F%d", i+1), text: "revops", posted: mapNow.Add(-time.Hour)}
-			run.Posts = append(run.Posts, topic.Post{URN: fxPostURN(p.key), PostedAt: p.posted, Record: fxRecord(p)})
+			p := fxPost{Key: fmt.Sprintf("F%d", i+1), Text: "revops", Posted: mapNow.Add(-time.Hour)}
+			run.Posts = append(run.Posts, topic.Post{URN: fxPostURN(p.Key), PostedAt: p.Posted, Record: fxRecord(p)})
 		}
 		if out, err := s.SaveDiscovery(ctx, run); err != nil || out.Linked != posts*rounds {
 			t.Fatalf("discovery: %+v, %v", out, err)

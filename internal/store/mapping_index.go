@@ -1,10 +1,8 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -167,34 +165,13 @@ func (s *Store) indexPending(ctx context.Context, tx *sql.Tx, cond string, args 
 	return len(posts), nil
 }
 
-// engagerSize is the size of one engagement in a packed list.
-const engagerSize = 16
-
-// engagerEntry is one engagement of a packed list: when, who, what.
-type engagerEntry struct {
-	at  int64 // engaged_at
-	key int64 // person id * 2 + 1 for a comment
-}
-
-func packEngagers(es []engagerEntry) []byte {
-	slices.SortFunc(es, func(a, b engagerEntry) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.key, b.key))
-	})
-	out := make([]byte, 0, len(es)*engagerSize)
-	for _, e := range es {
-		out = binary.BigEndian.AppendUint64(out, uint64(e.at))
-		out = binary.BigEndian.AppendUint64(out, uint64(e.key))
-	}
-	return out
-}
-
 // indexEngagers packs the engagements of the posts of urns whose packed
 // list is missing (new engagements took it away), in the writer's
 // transaction.
 func (s *Store) indexEngagers(ctx context.Context, tx *sql.Tx, urns []string) error {
 	for args := range inChunks(urns) {
 		if s.dialect == Postgres {
-			// One statement, no round trips: packed in SQL as packEngagers
+			// One statement, no round trips: packed in SQL as mapping.PackEngagements
 			// packs (as migration 00010 does; its test compares the two).
 			if _, err := tx.ExecContext(ctx,
 				`INSERT INTO mapping_engagers (post_id, engagers)
@@ -239,7 +216,7 @@ func (s *Store) packPosts(ctx context.Context, tx *sql.Tx, ids []int64) error {
 	}
 	err = s.batchInsert(ctx, tx, `INSERT INTO mapping_engagers (post_id, engagers) VALUES `,
 		`ON CONFLICT (post_id) DO UPDATE SET engagers = excluded.engagers`, 2, len(ids),
-		func(i int) []any { return []any{ids[i], packEngagers(byPost[ids[i]])} }, nil)
+		func(i int) []any { return []any{ids[i], mapping.PackEngagements(byPost[ids[i]])} }, nil)
 	if err != nil {
 		return fmt.Errorf("pack engagements: %w", err)
 	}
@@ -249,13 +226,13 @@ func (s *Store) packPosts(ctx context.Context, tx *sql.Tx, ids []int64) error {
 // packPost writes the packed list of the post of urn from its engagements
 // es (all it has), in the writer's transaction.
 func (s *Store) packPost(ctx context.Context, tx *sql.Tx, urn string, es []topic.Candidate) error {
-	entries := make([]engagerEntry, len(es))
+	entries := make([]mapping.Engagement, len(es))
 	for i, e := range es {
-		entries[i] = engagerEntry{at: e.Engaged, key: e.PersonID*2 + int64(boolInt(e.Comment))}
+		entries[i] = mapping.Engagement{At: e.Engaged, Key: mapping.EngagementKey(e.PersonID, e.Comment)}
 	}
 	if _, err := s.execTx(ctx, tx,
 		`INSERT INTO mapping_engagers (post_id, engagers) SELECT id, $2 FROM mapping_posts WHERE urn = $1
-		 ON CONFLICT (post_id) DO UPDATE SET engagers = excluded.engagers`, urn, packEngagers(entries)); err != nil {
+		 ON CONFLICT (post_id) DO UPDATE SET engagers = excluded.engagers`, urn, mapping.PackEngagements(entries)); err != nil {
 		return fmt.Errorf("pack engagements of %s: %w", urn, err)
 	}
 	return nil
@@ -275,11 +252,11 @@ func scanInt64s(rows *sql.Rows) ([]int64, error) {
 }
 
 // readEngagers reads the engagements of posts (mapping_posts ids) since
-// `since` from the pool tables, by post.
+// `since` from the pool tables, by post (mapping.Pool.Engagements).
 func (s *Store) readEngagers(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, posts []int64, since int64) (map[int64][]engagerEntry, error) {
-	out := make(map[int64][]engagerEntry, len(posts))
+}, posts []int64, since int64) (map[int64][]mapping.Engagement, error) {
+	out := make(map[int64][]mapping.Engagement, len(posts))
 	if len(posts) == 0 {
 		return out, nil
 	}
@@ -295,9 +272,9 @@ func (s *Store) readEngagers(ctx context.Context, q interface {
 	for rows.Next() {
 		var (
 			post int64
-			e    engagerEntry
+			e    mapping.Engagement
 		)
-		if err := rows.Scan(&post, &e.at, &e.key); err != nil {
+		if err := rows.Scan(&post, &e.At, &e.Key); err != nil {
 			return nil, fmt.Errorf("engagements: %w", err)
 		}
 		out[post] = append(out[post], e)

@@ -17,17 +17,13 @@ import (
 // and each matching post then costs a visit to its heap page, 0.1-0.2 s
 // for a typical keyword on two million posts however the table is laid
 // out. Posts are packed in blocks of consecutive ids, each block as one
-// list per word and hashtag, read whole by the lexemes a query needs.
+// list per word and hashtag, read whole by the lexemes a query needs (the
+// mapping engine reads them: internal/mapping/matches_postings.go).
 //
 // A block says what its posts' text said in the snapshot it was built in
-// (position: that snapshot's xmin in mapping_posts_log). Whatever changed
-// since, a post stored, deleted, moved or given a new text, was logged at
-// or after that position, so a lookup reads the lists and decides the
-// posts logged since the oldest block's position by their text, as it
-// does for the entries other processes shared. The leader's tick
+// (position: that snapshot's xmin in mapping_posts_log). The leader's tick
 // (PackKeywordPostings) builds the blocks again as their posts change,
-// before the log is pruned past them; until every block is built, or when
-// more posts changed than a lookup decides, the lookup asks GIN.
+// before the log is pruned past them.
 //
 // SQLite's FTS5 index reads its own lists (14-91 ms for a first call on
 // the full pool): nothing is packed there.
@@ -65,179 +61,22 @@ type postingsKnobs struct {
 	rebuildAfter int
 }
 
-// postingBlock is a block's row in mapping_posting_blocks.
-type postingBlock struct {
-	block, firstID, endID int64
-	position, nextID      int64
-}
-
 // readPostingBlocks reads the blocks, by first id.
-func readPostingBlocks(ctx context.Context, tx *sql.Tx) ([]postingBlock, error) {
+func readPostingBlocks(ctx context.Context, tx *sql.Tx) ([]mapping.PostingBlock, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT block, first_id, end_id, position, next_id FROM mapping_posting_blocks ORDER BY first_id`)
 	if err != nil {
 		return nil, fmt.Errorf("posting blocks: %w", err)
 	}
 	defer rows.Close()
-	var out []postingBlock
+	var out []mapping.PostingBlock
 	for rows.Next() {
-		var b postingBlock
-		if err := rows.Scan(&b.block, &b.firstID, &b.endID, &b.position, &b.nextID); err != nil {
+		var b mapping.PostingBlock
+		if err := rows.Scan(&b.Block, &b.FirstID, &b.EndID, &b.Position, &b.NextID); err != nil {
 			return nil, fmt.Errorf("posting blocks: %w", err)
 		}
 		out = append(out, b)
 	}
 	return out, rows.Err()
-}
-
-// covering reports whether blocks hold every post up to the log's present:
-// consecutive from id 0, and no post past the last block when it was
-// built (one stored since was logged after its position); oldest is the
-// lowest position.
-func (s *Store) covering(blocks []postingBlock, pruned uint64) (oldest uint64, ok bool) {
-	if len(blocks) == 0 {
-		return 0, false
-	}
-	end := int64(0)
-	for i, b := range blocks {
-		if b.firstID != end || b.position < 0 || s.prunedPast(pruned, uint64(b.position)) {
-			return 0, false
-		}
-		if i == 0 || uint64(b.position) < oldest {
-			oldest = uint64(b.position)
-		}
-		end = b.endID
-	}
-	return oldest, blocks[len(blocks)-1].nextID <= end
-}
-
-// loadPostings puts in fills the entries of queries read from the posting
-// lists, brought up to tx's snapshot (pruned is how far the log was pruned
-// in it), and returns the queries still to ask the index: all of them
-// when the blocks do not cover the posts or too many posts changed since.
-func (s *Store) loadPostings(ctx context.Context, tx *sql.Tx, queries []indexQuery, pruned uint64, fills map[string]*matchEntry) ([]indexQuery, error) {
-	if !s.PacksKeywordPostings() || len(queries) == 0 {
-		return queries, nil
-	}
-	blocks, err := readPostingBlocks(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	oldest, ok := s.covering(blocks, pruned)
-	if !ok {
-		return queries, nil
-	}
-	var lexemes []string
-	for _, q := range queries {
-		lexemes = append(lexemes, mapping.PostingLexemes(q.k)...)
-	}
-	slices.Sort(lexemes)
-	lists := map[int64]map[string][]byte{}
-	rows, err := tx.QueryContext(ctx, `SELECT block, lexeme, list FROM mapping_postings WHERE lexeme = ANY($1)`, slices.Compact(lexemes))
-	if err != nil {
-		return nil, fmt.Errorf("posting lists: %w", err)
-	}
-	for rows.Next() {
-		var (
-			block  int64
-			lexeme string
-			list   []byte
-		)
-		if err := rows.Scan(&block, &lexeme, &list); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("posting lists: %w", err)
-		}
-		if lists[block] == nil {
-			lists[block] = map[string][]byte{}
-		}
-		lists[block][lexeme] = list
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("posting lists: %w", err)
-	}
-	// The blocks are independent: the two halves are matched side by
-	// side, on two cores, and their posts put end to end.
-	m, half := matcherOf(queries), len(blocks)/2
-	var (
-		early, late       [][]int64
-		earlyErr, lateErr error
-	)
-	sideBySide(func() { early, earlyErr = matchBlocks(queries, m, blocks[:half], lists) },
-		func() { late, lateErr = matchBlocks(queries, m, blocks[half:], lists) })
-	if err := cmp.Or(earlyErr, lateErr); err != nil {
-		return nil, err
-	}
-	loaded := make([]*matchEntry, len(queries))
-	for i, q := range queries {
-		loaded[i] = &matchEntry{query: q, ids: slices.Concat(early[i], late[i])}
-	}
-	s.matches.postingReads.Add(1)
-	// The posts logged since their own block's position, or past the
-	// blocks: those since the oldest would be the posts of every block
-	// built since, hundreds more to decide.
-	changed := `SELECT DISTINCT l.id FROM ` + postsLog + ` l LEFT JOIN mapping_posting_blocks b ON l.id >= b.first_id AND l.id < b.end_id
-	  WHERE l.xid >= $1::text::xid8 AND (b.block IS NULL OR l.xid >= b.position::text::xid8)`
-	return s.catchUp(ctx, tx, loaded, changed, []any{strconv.FormatUint(oldest, 10)}, fills)
-}
-
-// matcherOf is the posting lists' matcher of queries.
-func matcherOf(queries []indexQuery) *mapping.PostingMatcher {
-	asked := make([]mapping.PostingQuery, len(queries))
-	for i, q := range queries {
-		asked[i] = mapping.PostingQuery{K: q.k, Level: q.level}
-	}
-	return mapping.NewPostingMatcher(asked)
-}
-
-// matchBlocks returns the posts each of queries (m matches them) matches
-// in the lists of blocks (ascending, as the blocks are).
-func matchBlocks(queries []indexQuery, m *mapping.PostingMatcher, blocks []postingBlock, lists map[int64]map[string][]byte) ([][]int64, error) {
-	out := make([][]int64, len(queries))
-	for i, q := range queries {
-		// Sized once: an entry takes three bytes at least (id, count, a
-		// position), and a common word's ids are hundreds of thousands.
-		lexes, hint := mapping.PostingLexemes(q.k), 0
-		for _, b := range blocks {
-			if len(lexes) == 0 {
-				break // a keyword without a word matches nothing
-			}
-			least := len(lists[b.block][lexes[0]])
-			for _, lex := range lexes[1:] {
-				least = min(least, len(lists[b.block][lex]))
-			}
-			hint += least / 3
-		}
-		out[i] = make([]int64, 0, hint)
-	}
-	for _, b := range blocks {
-		if err := m.Match(func(lex string) []byte { return lists[b.block][lex] }, out); err != nil {
-			return nil, fmt.Errorf("posting lists of block %d: %w", b.block, err)
-		}
-	}
-	return out, nil
-}
-
-// catchUp decides the posts the subquery changed names (with args) for
-// entries read as of an older snapshot, and puts them in fills; when more
-// posts changed than a lookup decides, it returns their queries, to ask
-// the index. Deciding again a post that changed before an entry was read
-// changes nothing.
-func (s *Store) catchUp(ctx context.Context, tx *sql.Tx, loaded []*matchEntry, changed string, args []any, fills map[string]*matchEntry) ([]indexQuery, error) {
-	texts, err := changedTexts(ctx, tx, changed, args)
-	if err != nil {
-		return nil, err
-	}
-	var ask []indexQuery
-	for _, e := range loaded {
-		if len(texts) > maxChangedPosts {
-			// Refilling from the index costs less than deciding them.
-			ask = append(ask, e.query)
-			continue
-		}
-		e.decide(texts)
-		fills[e.query.key()] = e
-	}
-	return ask, nil
 }
 
 // PackKeywordPostings builds the blocks of posting lists that are missing,
@@ -283,12 +122,12 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 		return nil, err
 	}
 	size := s.blockSize()
-	byBlock := map[int64]postingBlock{}
+	byBlock := map[int64]mapping.PostingBlock{}
 	oldest := pos
 	for _, b := range blocks {
-		byBlock[b.block] = b
-		if !s.prunedPast(pruned, uint64(b.position)) {
-			oldest = min(oldest, uint64(b.position))
+		byBlock[b.Block] = b
+		if !s.prunedPast(pruned, uint64(b.Position)) {
+			oldest = min(oldest, uint64(b.Position))
 		}
 	}
 	// Each block's posts logged since its own position.
@@ -312,11 +151,11 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 			return nil, fmt.Errorf("changed posts: xid %q: %w", xid, err)
 		}
 		b, ok := byBlock[id/size]
-		if ok && x >= uint64(b.position) {
-			if changed[b.block] == nil {
-				changed[b.block] = map[int64]bool{}
+		if ok && x >= uint64(b.Position) {
+			if changed[b.Block] == nil {
+				changed[b.Block] = map[int64]bool{}
 			}
-			changed[b.block][id] = true
+			changed[b.Block][id] = true
 		}
 	}
 	rows.Close()
@@ -345,11 +184,11 @@ func (s *Store) planPostings(ctx context.Context) ([]int64, error) {
 		b, ok := byBlock[block]
 		n := len(changed[block])
 		switch {
-		case !ok, s.prunedPast(pruned, uint64(b.position)), n >= s.rebuildAfter(), n > 0 && uint64(b.position) <= agingXID:
+		case !ok, s.prunedPast(pruned, uint64(b.Position)), n >= s.rebuildAfter(), n > 0 && uint64(b.Position) <= agingXID:
 			build = append(build, block)
-		case n == 0 && uint64(b.position) < pos:
+		case n == 0 && uint64(b.Position) < pos:
 			// Nothing of it changed since: it holds as of pos too.
-			moved, from = append(moved, block), append(from, b.position)
+			moved, from = append(moved, block), append(from, b.Position)
 		default:
 			total += n
 			if most < 0 || n > len(changed[most]) {
@@ -412,7 +251,7 @@ func (s *Store) buildPostingBlock(ctx context.Context, block int64) error {
 	}
 	b := mapping.NewPostingsBuilder()
 	for _, p := range texts {
-		b.Add(p.id, mapping.IndexText(p.text))
+		b.Add(p.ID, mapping.IndexText(p.Text))
 	}
 	tx.Rollback() //nolint:errcheck // read-only
 	lexemes, lists := b.Lists()

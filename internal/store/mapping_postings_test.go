@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/ident"
+	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 )
@@ -27,13 +28,13 @@ func TestKeywordPostings(t *testing.T) {
 			// Blocks of two post ids: the fixture's 19 posts fill ten, more
 			// than one pack builds. A block is built again after two
 			// changes.
-			f.s.SetKeywordPostings(2, 2)
+			f.Store.SetKeywordPostings(2, 2)
 			if engine == store.Postgres {
 				// The blocks' position is past the fixture's writes
 				// (another test's transaction may hold it back).
-				awaitRowsPrunable(t, f.s.DB(), "mapping_posts_log")
+				awaitRowsPrunable(t, f.Store.DB(), "mapping_posts_log")
 			}
-			built, err := f.s.PackKeywordPostings(ctx)
+			built, err := f.Store.PackKeywordPostings(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,8 +47,9 @@ func TestKeywordPostings(t *testing.T) {
 			// Another process, which has asked nothing.
 			fresh := func(state string, fromLists bool) {
 				t.Helper()
-				p := storetest.OpenURL(t, f.url, f.now)
-				checkOracle(t, p, state)
+				ps := storetest.OpenURL(t, f.URL, f.Now)
+				p := mapping.NewEngine(ps.MappingPool())
+				checkOracle(t, ps, p, state)
 				if fromLists && (p.IndexAsks() != 0 || p.PostingReads() == 0) {
 					t.Errorf("%s: asked the index %d times and read the lists %d times, want only the lists", state, p.IndexAsks(), p.PostingReads())
 				}
@@ -59,23 +61,23 @@ func TestKeywordPostings(t *testing.T) {
 				t.Fatalf("built %d blocks, want 8 (postingsBlocksPerPack)", built)
 			}
 			fresh("some blocks built", false)
-			if more, err := f.s.PackKeywordPostings(ctx); err != nil || more != 2 {
+			if more, err := f.Store.PackKeywordPostings(ctx); err != nil || more != 2 {
 				t.Fatalf("built %d more blocks, %v; want 2", more, err)
 			}
-			held, err := f.s.KeywordPostingsHeld(ctx)
+			held, err := f.Store.KeywordPostingsHeld(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if held.Blocks != 10 || held.Posts != len(fxPosts) || held.Bytes == 0 {
 				t.Fatalf("the blocks hold %+v, want 10 holding the %d posts", held, len(fxPosts))
 			}
-			if err := f.s.ForgetSharedKeywordMatches(ctx); err != nil {
+			if err := f.Store.ForgetSharedKeywordMatches(ctx); err != nil {
 				t.Fatal(err)
 			}
 			fresh("read from the posting lists", true)
 
 			// Written behind the writers' back after the blocks were built.
-			db := f.s.DB()
+			db := f.Store.DB()
 			exec := func(query string, args ...any) {
 				t.Helper()
 				if _, err := db.ExecContext(ctx, query, args...); err != nil {
@@ -90,7 +92,7 @@ func TestKeywordPostings(t *testing.T) {
 				}
 				changed[id/2] = true
 			}
-			changeMatchedTexts(ctx, t, f.s, engine)
+			changeMatchedTexts(ctx, t, f.Store, engine)
 			exec(`INSERT INTO pronet_posts (urn, posted_at, record, first_seen_at, first_linked_at) VALUES ($1, $2, $3, $2, $2)`,
 				fxPostURN("F9")+"0", mapNow.Add(-time.Hour).UnixMilli(),
 				fmt.Sprintf(`{"text": "revops revops revops, pipeline hygiene at scale", "author": {"urn": %q}}`, fxPersonURN("C3")))
@@ -127,7 +129,7 @@ func TestKeywordPostings(t *testing.T) {
 			// The plan's position is past the changes (another test's
 			// transaction may hold it back).
 			awaitRowsPrunable(t, db, "mapping_posts_log")
-			if built, err = f.s.PackKeywordPostings(ctx); err != nil || built != 2 {
+			if built, err = f.Store.PackKeywordPostings(ctx); err != nil || built != 2 {
 				t.Errorf("built %d blocks again, %v; want 2", built, err)
 			}
 			var kept []int64
@@ -147,15 +149,15 @@ func TestKeywordPostings(t *testing.T) {
 			// built again, all of them.
 			exec(`INSERT INTO mapping_posts_log (id) SELECT -1 FROM generate_series(1, 100050)`)
 			awaitRowsPrunable(t, db, "mapping_posts_log")
-			if _, err := f.s.PruneMappingLog(ctx); err != nil {
+			if _, err := f.Store.PruneMappingLog(ctx, f.Engine.KeywordMatchesHeld().Budget); err != nil {
 				t.Fatal(err)
 			}
 			fresh("log pruned past the blocks", false)
-			if held, err = f.s.KeywordPostingsHeld(ctx); err != nil {
+			if held, err = f.Store.KeywordPostingsHeld(ctx); err != nil {
 				t.Fatal(err)
 			}
 			for built = 0; ; {
-				n, err := f.s.PackKeywordPostings(ctx)
+				n, err := f.Store.PackKeywordPostings(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -167,7 +169,7 @@ func TestKeywordPostings(t *testing.T) {
 			if built != held.Blocks {
 				t.Errorf("built %d blocks after pruning, want all %d", built, held.Blocks)
 			}
-			if err := f.s.ForgetSharedKeywordMatches(ctx); err != nil {
+			if err := f.Store.ForgetSharedKeywordMatches(ctx); err != nil {
 				t.Fatal(err)
 			}
 			fresh("built again after pruning", true)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/search"
@@ -448,4 +449,14 @@ func (t *textTests) profileConds(f AuthorFilter, description, location string) s
 		conds = append(conds, location+" <> ''")
 	}
 	return strings.Join(conds, " AND ")
+}
+
+// isASCII reports whether s is ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

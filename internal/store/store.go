@@ -68,31 +68,11 @@ type Store struct {
 	stmts, readStmts stmtCache
 	// group folds concurrent SQLite writes into one transaction.
 	group groupCommit
-	// folded is social mapping's copy of the folded filter columns.
-	folded foldedPeople
-	// packed is social mapping's copy of the packed engagements.
-	packed packedEngagers
-	// authors is creator discovery's copy of the posts' dates and authors.
-	authors postAuthors
-	// matches holds the posts the keyword index matched for the queries'
-	// keywords; afterMatchFill, for tests, runs between asking the index
-	// and bringing what it said up to date, afterAskAlone after each of
-	// the queries asked side by side.
-	matches      keywordMatches
+	// topicCreated is signalled when this process creates a topic
+	// (TopicCreated).
 	topicCreated chan struct{}
-	postings     postingsKnobs
-	// postsApart, when set (tests), is minPostsApart instead.
-	postsApart     int
-	afterMatchFill func()
-	afterAskAlone  func(keyword string)
-	// personSlots and hitLists are social mapping's per-person buffers,
-	// postSets its sets of qualifying posts and postCountSets its counts of
-	// keyword mentions per post, reused: a query fills megabytes of them,
-	// and fresh memory costs a page fault per page on first touch.
-	personSlots   reused[[]int32]
-	hitLists      reused[[]engagerHit]
-	postSets      reused[idSet]
-	postCountSets reused[[]uint8]
+	// postings, when set (tests), replace the posting lists' constants.
+	postings postingsKnobs
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….

@@ -1,8 +1,8 @@
-package store
+package mapping
 
 import (
+	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -20,8 +20,8 @@ type packedEngagers struct {
 	lists blobs
 }
 
-// packedRow is a mapping_engagers row as read; list is nil when the post
-// has no row.
+// packedRow is a post's packed list as read; list is nil when the post has
+// none.
 type packedRow struct {
 	id   int64
 	list []byte
@@ -29,48 +29,28 @@ type packedRow struct {
 
 // engagersCopy brings the copy up to date and returns it, read-locked: the
 // caller calls mu.RUnlock when done with it.
-func (s *Store) engagersCopy(ctx context.Context) (*packedEngagers, error) {
-	c := &s.packed
-	err := s.syncCopy(ctx, &c.copyState, engagersLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
-		if changed == "" {
+func (e *Engine) engagersCopy(ctx context.Context) (*packedEngagers, error) {
+	c := &e.packed
+	err := e.syncCopy(ctx, &c.copyState, EngagersLog, func(snap Snapshot, whole bool, from uint64) (func(bool), error) {
+		if whole {
 			// The whole table goes straight into a new buffer, swapped in
 			// under the lock: queries do not wait for millions of puts.
-			rows, err := tx.QueryContext(ctx, `SELECT post_id, engagers FROM mapping_engagers`)
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
 			var fresh blobs
-			for rows.Next() {
-				var (
-					id   int64
-					list sql.RawBytes
-				)
-				if err := rows.Scan(&id, &list); err != nil {
-					return nil, err
-				}
+			err := snap.PackedEngagers(ctx, true, 0, func(id int64, list []byte) {
 				if list == nil {
-					list = sql.RawBytes{} // an empty list, not a missing one
+					list = []byte{} // an empty list, not a missing one
 				}
 				fresh.put(id, list)
-			}
-			if err := rows.Err(); err != nil {
+			})
+			if err != nil {
 				return nil, err
 			}
 			return func(bool) { c.lists = fresh }, nil
 		}
-		read, err := readChunks(ctx, tx,
-			`SELECT l.id, b.post_id IS NOT NULL, b.engagers FROM (`+changed+`) l LEFT JOIN mapping_engagers b ON b.post_id = l.id`, args,
-			func(rows *sql.Rows, r *packedRow) error {
-				var present bool
-				if err := rows.Scan(&r.id, &present, &r.list); err != nil {
-					return err
-				}
-				if present && r.list == nil {
-					r.list = []byte{} // an empty list, not a missing one
-				}
-				return nil
-			})
+		var read rowChunks[packedRow]
+		err := snap.PackedEngagers(ctx, false, from, func(id int64, list []byte) {
+			read.add(packedRow{id: id, list: bytes.Clone(list)})
+		})
 		if err != nil {
 			return nil, err
 		}

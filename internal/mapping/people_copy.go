@@ -1,12 +1,9 @@
-package store
+package mapping
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
-
-	"github.com/trawlhq/trawl/internal/mapping"
 )
 
 // foldedPeople is this process's copy of mapping_people, the folded filter
@@ -20,7 +17,7 @@ type foldedPeople struct {
 	copyState
 	// flags has one byte per person: folded* bits; zero for people
 	// without a row (their profile was never read, or changed since it
-	// was folded), whom Filters.Match decides from pronet_people.
+	// was folded), whom Filters.Match decides from their row.
 	flags []uint8
 	// Codes of the folded values: titles and domains repeat as much as
 	// sizes and countries do, and a filter tests each distinct one once.
@@ -54,46 +51,30 @@ func (c *foldedPeople) code(v string) uint32 {
 	return n
 }
 
-// foldedRow is a mapping_people row as read, before it is applied.
-type foldedRow struct {
-	id                              int64
-	present                         bool
-	title                           sql.NullString
-	domain, size, industry, country sql.NullString
-	followers                       sql.NullInt64
-}
-
-// foldedColumns reads a foldedRow: m is mapping_people, LEFT JOINed.
-const foldedColumns = `m.id IS NOT NULL, m.title, m.domain, m.size, m.industry, m.country, m.followers`
-
-func (r *foldedRow) scan(rows *sql.Rows, before ...any) error {
-	return rows.Scan(append(before, &r.present, &r.title, &r.domain, &r.size, &r.industry, &r.country, &r.followers)...)
-}
-
 // apply writes rows into the copy (under mu).
-func (c *foldedPeople) apply(rows rowChunks[foldedRow]) {
-	if n := maxID(rows, func(r foldedRow) int64 { return r.id }) + 1; n > int64(len(c.flags)) {
+func (c *foldedPeople) apply(rows rowChunks[FoldedRow]) {
+	if n := maxID(rows, func(r FoldedRow) int64 { return r.ID }) + 1; n > int64(len(c.flags)) {
 		c.grow(max(int(n), len(c.flags)*5/4)) // room for the next people
 	}
 	for r := range rows.all() {
-		if r.id < 0 {
+		if r.ID < 0 {
 			continue
 		}
-		i := r.id
-		if !r.present {
+		i := r.ID
+		if !r.Present {
 			c.flags[i], c.title[i], c.domain[i], c.size[i], c.industry[i], c.country[i], c.followers[i] = 0, 0, 0, 0, 0, 0, 0
 			continue
 		}
 		flags := uint8(foldedPresent)
-		if !r.title.Valid {
+		if r.TitleNull {
 			flags |= foldedTitleNull
 		}
-		if r.followers.Valid {
+		if r.HasFollowers {
 			flags |= foldedHasFollowers
 		}
-		c.flags[i], c.followers[i] = flags, r.followers.Int64
-		c.title[i], c.domain[i] = c.code(r.title.String), c.code(r.domain.String)
-		c.size[i], c.industry[i], c.country[i] = c.code(r.size.String), c.code(r.industry.String), c.code(r.country.String)
+		c.flags[i], c.followers[i] = flags, r.Followers
+		c.title[i], c.domain[i] = c.code(r.Title), c.code(r.Domain)
+		c.size[i], c.industry[i], c.country[i] = c.code(r.Size), c.code(r.Industry), c.code(r.Country)
 	}
 }
 
@@ -110,15 +91,11 @@ func (c *foldedPeople) grow(n int) {
 
 // foldedCopy brings the copy up to date and returns it, read-locked: the
 // caller calls mu.RUnlock when done with it.
-func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
-	c := &s.folded
-	err := s.syncCopy(ctx, &c.copyState, peopleLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
-		query := `SELECT m.id, ` + foldedColumns + ` FROM mapping_people m`
-		if changed != "" {
-			query = `SELECT l.id, ` + foldedColumns + ` FROM (` + changed + `) l LEFT JOIN mapping_people m ON m.id = l.id`
-		}
-		read, err := readChunks(ctx, tx, query, args, func(rows *sql.Rows, r *foldedRow) error { return r.scan(rows, &r.id) })
-		if err != nil {
+func (e *Engine) foldedCopy(ctx context.Context) (*foldedPeople, error) {
+	c := &e.folded
+	err := e.syncCopy(ctx, &c.copyState, PeopleLog, func(snap Snapshot, whole bool, from uint64) (func(bool), error) {
+		var read rowChunks[FoldedRow]
+		if err := snap.FoldedPeople(ctx, whole, from, read.add); err != nil {
 			return nil, err
 		}
 		return func(whole bool) {
@@ -135,13 +112,13 @@ func (s *Store) foldedCopy(ctx context.Context) (*foldedPeople, error) {
 	return c, nil
 }
 
-// foldedFilter is mapping.Filters with its values folded as mapping_people
+// foldedFilter is Filters with its values folded as mapping_people
 // holds them, so that testing a person's folded columns gives Match's
 // answer.
 type foldedFilter struct {
 	titles, titlesExcl, domains, domainsExcl                               []string
 	sizes, sizesExcl, industries, industriesExcl, countries, countriesExcl codeSet
-	followers                                                              []mapping.Range
+	followers                                                              []Range
 	// The verdicts on each title and domain code met so far (verdict).
 	titleOK, domainOK []int8
 }
@@ -167,7 +144,7 @@ type codeSet []bool
 
 func (cs codeSet) has(code uint32) bool { return int(code) < len(cs) && cs[code] }
 
-func (c *foldedPeople) filter(f mapping.Filters) foldedFilter {
+func (c *foldedPeople) filter(f Filters) foldedFilter {
 	fold := func(vals []string, fn func(string) string) []string {
 		out := make([]string, len(vals))
 		for i, v := range vals {
@@ -175,8 +152,8 @@ func (c *foldedPeople) filter(f mapping.Filters) foldedFilter {
 		}
 		return out
 	}
-	ff := foldedFilter{titles: fold(f.JobTitles, mapping.FoldTitle), titlesExcl: fold(f.JobTitlesExcludes, mapping.FoldTitle),
-		domains: fold(f.DomainIncludes, mapping.DomainValue), domainsExcl: fold(f.DomainExcludes, mapping.DomainValue),
+	ff := foldedFilter{titles: fold(f.JobTitles, FoldTitle), titlesExcl: fold(f.JobTitlesExcludes, FoldTitle),
+		domains: fold(f.DomainIncludes, DomainValue), domainsExcl: fold(f.DomainExcludes, DomainValue),
 		followers: f.Followers}
 	set := func(vals []string, fold func(string) string) codeSet {
 		if len(vals) == 0 {
@@ -193,9 +170,9 @@ func (c *foldedPeople) filter(f mapping.Filters) foldedFilter {
 		}
 		return out
 	}
-	ff.sizes, ff.sizesExcl = set(f.CompanySizes, mapping.FoldKey), set(f.CompanySizesExcl, mapping.FoldKey)
-	ff.industries, ff.industriesExcl = set(f.Industries, mapping.FoldKey), set(f.IndustriesExcludes, mapping.FoldKey)
-	ff.countries, ff.countriesExcl = set(f.Countries, mapping.FoldKey), set(f.CountriesExcludes, mapping.FoldKey)
+	ff.sizes, ff.sizesExcl = set(f.CompanySizes, FoldKey), set(f.CompanySizesExcl, FoldKey)
+	ff.industries, ff.industriesExcl = set(f.Industries, FoldKey), set(f.IndustriesExcludes, FoldKey)
+	ff.countries, ff.countriesExcl = set(f.Countries, FoldKey), set(f.CountriesExcludes, FoldKey)
 	return ff
 }
 

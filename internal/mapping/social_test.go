@@ -1,273 +1,17 @@
-package store_test
+package mapping_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/internal/auth"
-	"github.com/trawlhq/trawl/internal/clock"
 	"github.com/trawlhq/trawl/internal/mapping"
-	"github.com/trawlhq/trawl/internal/source/pronet"
-	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
-	"github.com/trawlhq/trawl/internal/topic"
 )
-
-// The mapping fixture: a handful of posts, people and engagements chosen by
-// hand, against which every expectation below was worked out on paper.
-//
-// "Now" is mapNow (T). Posts (author, posted, reactions+comments, text):
-//
-//	P1  C1  T-2d   100+20  "RevOps is eating the world. #revops teams need pipeline hygiene."  revops×2, pipeline hygiene×1
-//	P2  C1  T-1d    50+10  "revops revops revops: our playbook"                                revops×3
-//	P3  C3  T-3d     7+3   "We are hiring account executives"                                  no keyword; topic A (revops) linked it
-//	P4  C2  T-8d    30+0   "Pipeline hygiene for revenue teams; #RevOps"                       revops×1 (hashtag), pipeline hygiene×1
-//	P5  C3  T-4d     1+1   "revopsy unrevops rev-ops; pipeline and hygiene"                    no keyword; topic B (pipeline hygiene) linked it
-//	P6  C2  T-1d-1ms 5+5   "revops hiring"                                                     revops×1, no engagements
-//	P7  C4  T-6d    40+2   "#revops"                                                           revops×1, no engagements
-//	P8  C5  T-2d     9+1   "Big news from our team"                                            no keyword; topic A linked it, no engagements
-//	P9  company T-1d 3+0   "revops at scale"                                                   a company page's post
-//	F1…F10 C1 T-(3+i)d 10i+i "Quarterly update i"                                              topic C (quarterly)
-//
-// Engagements (person, post, type, when):
-//
-//	U1  P1 comment T-1h;  P2 like T-3h
-//	U2  P2 comment T-2h;  P4 like T-30m
-//	U3  P3 like T-10m;    P1 like T-5d
-//	U4  P4 comment T-7d (exactly at a 7-day cutoff)
-//	U5  P1 comment T-7d-1ms (1 ms before it); P5 like T-1h
-//	U6  P2 like T-4h and P2 comment T-4h (the same instant)
-//	U7  P1 like T-6d
-//	U8  P2 comment T-2d (no profile read: title is the headline)
-//	U9  P4 like T-1d;     P1 like T-1d (the same instant on two posts)
-//	U10 P3 comment T-20m; P5 comment T-5m
-//
-// Likes carry no time: they are saved by a hydration at their time (first
-// seen); comments carry theirs.
-var mapNow = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-
-const (
-	day        = 24 * time.Hour
-	postPrefix = "73000000000000000"
-)
-
-func fxPostURN(key string) string {
-	n := map[string]int{"P1": 1, "P2": 2, "P3": 3, "P4": 4, "P5": 5, "P6": 6, "P7": 7, "P8": 8, "P9": 9}[key]
-	if strings.HasPrefix(key, "F") {
-		i, _ := strconv.Atoi(key[1:])
-		n = 10 + i
-	}
-	return postPrefix + strconv.Itoa(10+n) // 19 digits, P1 < P2 < … < F10
-}
-
-func fxPersonURN(key string) string { return "ACoAAfixture-" + strings.ToLower(key) }
-
-type fxPost struct {
-	key, author, text   string
-	posted              time.Time
-	reactions, comments int
-	topic               string // the topic that linked it: A, B or C
-}
-
-var fxPosts = []fxPost{
-	{"P1", "C1", "RevOps is eating the world. #revops teams need pipeline hygiene.", mapNow.Add(-2 * day), 100, 20, "A"},
-	{"P2", "C1", "revops revops revops: our playbook", mapNow.Add(-1 * day), 50, 10, "A"},
-	{"P3", "C3", "We are hiring account executives", mapNow.Add(-3 * day), 7, 3, "A"},
-	{"P4", "C2", "Pipeline hygiene for revenue teams; #RevOps", mapNow.Add(-8 * day), 30, 0, "B"},
-	{"P5", "C3", "revopsy unrevops rev-ops; pipeline and hygiene", mapNow.Add(-4 * day), 1, 1, "B"},
-	{"P6", "C2", "revops hiring", mapNow.Add(-1*day - time.Millisecond), 5, 5, "A"},
-	{"P7", "C4", "#revops", mapNow.Add(-6 * day), 40, 2, "A"},
-	{"P8", "C5", "Big news from our team", mapNow.Add(-2 * day), 9, 1, "A"},
-	{"P9", "", "revops at scale", mapNow.Add(-1 * day), 3, 0, "B"},
-}
-
-func init() {
-	for i := 1; i <= 10; i++ {
-		fxPosts = append(fxPosts, fxPost{"F" + strconv.Itoa(i), "C1", "Quarterly update " + strconv.Itoa(i),
-			mapNow.Add(-time.Duration(3+i) * day), 10 * i, i, "C"})
-	}
-}
-
-func followers(n int64) *int64 { return &n }
-
-// fxProfiles are the firmographics of the people whose profile was read.
-var fxProfiles = map[string]topic.Profile{
-	"U1":  {JobTitle: "VP Revenue Operations", Company: "Acme", CompanyDomain: "acme.com", CompanySize: "51-200", Industry: "Software Development", Country: "US", Followers: followers(1500)},
-	"U2":  {JobTitle: "Head of Sales", Company: "Acme Europe", CompanyDomain: "eu.acme.com", CompanySize: "201-500", Industry: "Software Development", Country: "GB", Followers: followers(12000)},
-	"U3":  {JobTitle: "Account Executive", Company: "Globex", CompanyDomain: "globex.com", CompanySize: "1001-5000", Industry: "Financial Services", Country: "DE", Followers: followers(300)},
-	"U4":  {JobTitle: "Sales Development Representative", Company: "NotAcme", CompanyDomain: "notacme.com", CompanySize: "11-50", Industry: "Marketing Services", Country: "US", Followers: followers(5000)},
-	"U5":  {JobTitle: "RevOps Manager", Company: "Initech", CompanyDomain: "initech.io", CompanySize: "51-200", Industry: "IT Services and IT Consulting", Country: "FR"},
-	"U6":  {JobTitle: "Chief Revenue Officer", Company: "Hooli", CompanyDomain: "hooli.com", CompanySize: "10001+", Industry: "Software Development", Country: "US", Followers: followers(250000)},
-	"U7":  {JobTitle: "Software Engineer", Company: "Acme", CompanyDomain: "acme.com", CompanySize: "51-200", Industry: "Software Development", Country: "IN", Followers: followers(800)},
-	"U9":  {JobTitle: "Marketing Director", Company: "Umbrella", CompanyDomain: "umbrella.co.uk", CompanySize: "501-1000", Industry: "Pharmaceutical Manufacturing", Country: "GB", Followers: followers(10000)},
-	"U10": {JobTitle: "Founder", Company: "Tyrell", CompanyDomain: "tyrell.ai", CompanySize: "1-10", Industry: "Software Development", Country: "CA", Followers: followers(5001)},
-	"C1":  {JobTitle: "Head of RevOps", Company: "Acme", CompanyDomain: "acme.com", CompanySize: "51-200", Industry: "Software Development", Country: "US", Followers: followers(20000)},
-	"C2":  {JobTitle: "Sales Director", Company: "Globex", CompanyDomain: "globex.com", CompanySize: "1001-5000", Industry: "Financial Services", Country: "GB", Followers: followers(3000)},
-	"C3":  {JobTitle: "Data Analyst", Company: "Initech", CompanyDomain: "initech.io", CompanySize: "11-50", Industry: "IT Services and IT Consulting", Country: "DE", Followers: followers(150)},
-	"C5":  {JobTitle: "CEO", Company: "Tyrell", CompanyDomain: "tyrell.ai", CompanySize: "1-10", Industry: "Software Development", Country: "FR", Followers: followers(700)},
-}
-
-// fxHeadline is what a reaction, a comment or a post shows of a person.
-func fxHeadline(key string) string {
-	switch key {
-	case "U8":
-		return "Sales leader at Foo"
-	case "C4":
-		return "RevOps consultant | speaker"
-	}
-	return "Works at " + fxProfiles[key].Company
-}
-
-func fxEngager(key string) topic.Engager {
-	return topic.Engager{URN: fxPersonURN(key), Username: strings.ToLower(key), FullName: "First" + key + " Last" + key,
-		Headline: fxHeadline(key), ProfileURL: "https://www.linkedin.com/in/" + strings.ToLower(key)}
-}
-
-type fxEngagement struct {
-	person, post, kind string
-	at                 time.Time
-}
-
-var fxEngagements = []fxEngagement{
-	{"U1", "P1", "comment", mapNow.Add(-time.Hour)},
-	{"U1", "P2", "like", mapNow.Add(-3 * time.Hour)},
-	{"U2", "P2", "comment", mapNow.Add(-2 * time.Hour)},
-	{"U2", "P4", "like", mapNow.Add(-30 * time.Minute)},
-	{"U3", "P3", "like", mapNow.Add(-10 * time.Minute)},
-	{"U3", "P1", "like", mapNow.Add(-5 * day)},
-	{"U4", "P4", "comment", mapNow.Add(-7 * day)},
-	{"U5", "P1", "comment", mapNow.Add(-7*day - time.Millisecond)},
-	{"U5", "P5", "like", mapNow.Add(-time.Hour)},
-	{"U6", "P2", "like", mapNow.Add(-4 * time.Hour)},
-	{"U6", "P2", "comment", mapNow.Add(-4 * time.Hour)},
-	{"U7", "P1", "like", mapNow.Add(-6 * day)},
-	{"U8", "P2", "comment", mapNow.Add(-2 * day)},
-	{"U9", "P4", "like", mapNow.Add(-day)},
-	{"U9", "P1", "like", mapNow.Add(-day)},
-	{"U10", "P3", "comment", mapNow.Add(-20 * time.Minute)},
-	{"U10", "P5", "comment", mapNow.Add(-5 * time.Minute)},
-}
-
-const fxAllocation = 1 << 40
-
-type mappingFixture struct {
-	s       *store.Store
-	url     string // the database's, for other processes
-	now     func() time.Time
-	account auth.Account
-}
-
-func fxRecord(p fxPost) json.RawMessage {
-	urn := fxPostURN(p.key)
-	rec := pronet.Post{Text: p.text, EntityType: "post", PostURL: "https://www.linkedin.com/feed/update/urn:li:activity:" + urn + "/",
-		PostedDate: p.posted.Format(time.RFC3339), PostedDateTimestamp: p.posted.UnixMilli(), URN: urn,
-		TotalReactionCount: p.reactions, LikeCount: p.reactions, CommentsCount: p.comments}
-	if p.author != "" {
-		e := fxEngager(p.author)
-		rec.Author = pronet.PostAuthor{FirstName: "First" + p.author, LastName: "Last" + p.author, Headline: e.Headline,
-			Username: e.Username, URL: e.ProfileURL, URN: e.URN}
-	} else {
-		rec.Author = pronet.PostAuthor{FirstName: "Acme", URL: "https://www.linkedin.com/company/acme", URN: "urn:li:company:42"}
-	}
-	raw, err := json.Marshal(rec)
-	if err != nil {
-		panic(err)
-	}
-	return raw
-}
-
-// newMappingFixture collects the fixture through the store's collection
-// methods: three topics discover the posts, hydrations save the
-// engagements, profile reads the firmographics.
-func newMappingFixture(t *testing.T, engine store.Dialect) *mappingFixture {
-	t.Helper()
-	ctx := context.Background()
-	clk := clock.NewFake(mapNow.Add(-20 * day))
-	url := storetest.DatabaseURL(t, engine)
-	s := storetest.OpenURL(t, url, clk.Now)
-	f := &mappingFixture{s: s, url: url, now: clk.Now, account: auth.Account{Name: "mapping", Plan: auth.PlanEnterprise}}
-	if err := s.CreateAccount(ctx, &f.account); err != nil {
-		t.Fatal(err)
-	}
-	topics := map[string]*topic.Topic{}
-	for key, kw := range map[string]string{"A": "revops", "B": "pipeline hygiene", "C": "quarterly"} {
-		tp := &topic.Topic{AccountID: f.account.ID, Name: "topic " + key, Definition: topic.Definition{Keywords: []string{kw},
-			TimeFrame: topic.DefaultTimeFrame, MaxResults: topic.MaxMaxResults, SortBy: topic.DefaultSortBy}}
-		if err := s.CreateTopic(ctx, tp, 0); err != nil {
-			t.Fatal(err)
-		}
-		topics[key] = tp
-	}
-	clk.Set(mapNow)
-	byTopic := map[string][]topic.Post{}
-	for _, p := range fxPosts {
-		tp := topic.Post{URN: fxPostURN(p.key), PostedAt: p.posted, Record: fxRecord(p)}
-		if p.author != "" {
-			tp.Author = fxEngager(p.author)
-		}
-		byTopic[p.topic] = append(byTopic[p.topic], tp)
-	}
-	for key, posts := range byTopic {
-		run := topic.DiscoveryRun{TopicID: topics[key].ID, At: mapNow.Add(-9 * day), Interval: topic.Initial, Posts: posts,
-			NextRunAt: mapNow.Add(day), Allocation: fxAllocation}
-		if out, err := s.SaveDiscovery(ctx, run); err != nil || out.Linked != len(posts) {
-			t.Fatalf("discovery of topic %s: %+v, %v", key, out, err)
-		}
-	}
-	for _, e := range fxEngagements {
-		f.engage(t, e)
-	}
-	for key, p := range fxProfiles {
-		p.URN, p.FirstName, p.LastName, p.FullName = fxPersonURN(key), "First"+key, "Last"+key, "First"+key+" Last"+key
-		p.PronetURL = "https://www.linkedin.com/in/" + strings.ToLower(key)
-		if err := s.SaveProfile(ctx, p, mapNow.Add(-time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// C4's profile was read but shows no position, country or followers.
-	if err := s.SaveProfile(ctx, topic.Profile{URN: fxPersonURN("C4"), FirstName: "FirstC4", LastName: "LastC4"}, mapNow.Add(-time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// engage saves one engagement as a hydration of its post would: a like at
-// the hydration's time, a comment with its own.
-func (f *mappingFixture) engage(t *testing.T, e fxEngagement) {
-	t.Helper()
-	found := topic.Found{Person: fxEngager(e.person), Type: e.kind}
-	h := topic.Hydration{PostURN: fxPostURN(e.post), At: e.at, Stage: topic.Initial, Found: []topic.Found{found},
-		Allocations: map[string]int64{f.account.ID: fxAllocation}}
-	if e.kind == "comment" {
-		h.At = mapNow
-		h.Found[0].At = e.at
-		h.Found[0].Text = "Agreed"
-		h.Found[0].CommentURN = "urn:li:comment:" + e.person + e.post
-	} else {
-		h.Found[0].ReactionType = "LIKE"
-	}
-	if out, err := f.s.SaveHydration(context.Background(), h); err != nil || out.NewEngagements != 1 {
-		t.Fatalf("hydration of %+v: %+v, %v", e, out, err)
-	}
-}
-
-func (f *mappingFixture) mapping(t *testing.T, q mapping.Query, maxCandidates int) ([]store.MappingResult, int64, error) {
-	t.Helper()
-	if q.Page == 0 {
-		q.Page = 1
-	}
-	if q.PageSize == 0 {
-		q.PageSize = 50
-	}
-	return f.s.SocialMapping(context.Background(), q, mapNow, maxCandidates)
-}
 
 func personKeys(urns []string) []string {
 	out := make([]string, len(urns))
@@ -277,7 +21,7 @@ func personKeys(urns []string) []string {
 	return out
 }
 
-func mappingKeys(rs []store.MappingResult) []string {
+func mappingKeys(rs []mapping.Result) []string {
 	urns := make([]string, len(rs))
 	for i, r := range rs {
 		urns[i] = r.Person.URN
@@ -285,7 +29,7 @@ func mappingKeys(rs []store.MappingResult) []string {
 	return personKeys(urns)
 }
 
-func creatorKeys(cs []store.Creator) []string {
+func creatorKeys(cs []mapping.Creator) []string {
 	urns := make([]string, len(cs))
 	for i, c := range cs {
 		urns[i] = c.Person.URN
@@ -301,8 +45,6 @@ func mustRange(t *testing.T, s string) mapping.Range {
 	}
 	return r
 }
-
-const noLimit = 1_000_000
 
 func TestSocialMappingFixture(t *testing.T) {
 	for _, engine := range storetest.Engines() {
@@ -435,7 +177,7 @@ func testMappingCases(t *testing.T, f *mappingFixture) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, total, err := f.mapping(t, tc.q, noLimit)
+			rs, total, err := f.Mapping(t, tc.q, noLimit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -455,13 +197,13 @@ func testMappingResults(t *testing.T, f *mappingFixture) {
 	}
 	check := func(t *testing.T, q mapping.Query, wants []want) {
 		t.Helper()
-		rs, _, err := f.mapping(t, q, noLimit)
+		rs, _, err := f.Mapping(t, q, noLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		byPerson := map[string]store.MappingResult{}
+		byPerson := map[string]mapping.Result{}
 		for _, r := range rs {
-			byPerson[mappingKeys([]store.MappingResult{r})[0]] = r
+			byPerson[mappingKeys([]mapping.Result{r})[0]] = r
 		}
 		for _, w := range wants {
 			r, ok := byPerson[w.person]
@@ -493,7 +235,7 @@ func testMappingResults(t *testing.T, f *mappingFixture) {
 		check(t, q, []want{{"U3", "P3", "like", mapNow.Add(-10 * time.Minute)}})
 	})
 	t.Run("members", func(t *testing.T) {
-		rs, _, err := f.mapping(t, baseQuery(), noLimit)
+		rs, _, err := f.Mapping(t, baseQuery(), noLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -504,7 +246,7 @@ func testMappingResults(t *testing.T, f *mappingFixture) {
 			p.Country != "US" || p.Followers == nil || *p.Followers != 1500 || p.PronetURL != "https://www.linkedin.com/in/u1" {
 			t.Errorf("U1 = %+v", p)
 		}
-		if u1.PostText != fxPosts[0].text || u1.PostURL != "https://www.linkedin.com/feed/update/urn:li:activity:"+fxPostURN("P1")+"/" ||
+		if u1.PostText != fxPosts[0].Text || u1.PostURL != "https://www.linkedin.com/feed/update/urn:li:activity:"+fxPostURN("P1")+"/" ||
 			!u1.PostDate.Equal(mapNow.Add(-2*day)) || u1.PostLikes != 100 || u1.PostComments != 20 {
 			t.Errorf("U1's post = %q %q %s %d %d", u1.PostText, u1.PostURL, u1.PostDate, u1.PostLikes, u1.PostComments)
 		}
@@ -518,42 +260,42 @@ func testMappingResults(t *testing.T, f *mappingFixture) {
 func testMappingTooBroad(t *testing.T, f *mappingFixture) {
 	// The base query weighs the engagements on P1 (4 in the window, U5's is
 	// not), P2 (5) and P4 (3): 12.
-	if _, total, err := f.mapping(t, baseQuery(), 12); err != nil || total != 8 {
+	if _, total, err := f.Mapping(t, baseQuery(), 12); err != nil || total != 8 {
 		t.Fatalf("at the limit: total %d, %v", total, err)
 	}
-	refused := func(t *testing.T, q mapping.Query, limit int, want store.ErrQueryTooBroad) {
+	refused := func(t *testing.T, q mapping.Query, limit int, want mapping.ErrQueryTooBroad) {
 		t.Helper()
-		_, _, err := f.mapping(t, q, limit)
-		var broad *store.ErrQueryTooBroad
+		_, _, err := f.Mapping(t, q, limit)
+		var broad *mapping.ErrQueryTooBroad
 		if !errors.As(err, &broad) || *broad != want {
 			t.Fatalf("over the limit of %d: %v, want %+v", limit, err, want)
 		}
 	}
-	refused(t, baseQuery(), 11, store.ErrQueryTooBroad{Engagements: 12, Limit: 11})
+	refused(t, baseQuery(), 11, mapping.ErrQueryTooBroad{Engagements: 12, Limit: 11})
 	// With filters the limit weighs what they leave. In GB: U2's 2 and
 	// U9's 2; U8 (no profile) is decided by reading their row, which
 	// only happens when the others fit, and fails.
 	gb := baseQuery()
 	gb.Filters.Countries = []string{"GB"}
-	if _, total, err := f.mapping(t, gb, 4); err != nil || total != 2 {
+	if _, total, err := f.Mapping(t, gb, 4); err != nil || total != 2 {
 		t.Fatalf("GB at 4: total %d, %v", total, err)
 	}
-	refused(t, gb, 3, store.ErrQueryTooBroad{Engagements: 4, Limit: 3, Filtered: true, AtLeast: true})
+	refused(t, gb, 3, mapping.ErrQueryTooBroad{Engagements: 4, Limit: 3, Filtered: true, AtLeast: true})
 	// Titles with "sales": U2's 2, U4's 1, and U8's 1 (their headline,
 	// "Sales leader at Foo", stands in for a title): 3 known at once, 4
 	// once U8 is read.
 	sales := baseQuery()
 	sales.Filters.JobTitles = []string{"sales"}
-	if _, total, err := f.mapping(t, sales, 4); err != nil || total != 3 {
+	if _, total, err := f.Mapping(t, sales, 4); err != nil || total != 3 {
 		t.Fatalf("sales at 4: total %d, %v", total, err)
 	}
-	refused(t, sales, 3, store.ErrQueryTooBroad{Engagements: 4, Limit: 3, Filtered: true})
-	refused(t, sales, 2, store.ErrQueryTooBroad{Engagements: 3, Limit: 2, Filtered: true, AtLeast: true})
+	refused(t, sales, 3, mapping.ErrQueryTooBroad{Engagements: 4, Limit: 3, Filtered: true})
+	refused(t, sales, 2, mapping.ErrQueryTooBroad{Engagements: 3, Limit: 2, Filtered: true, AtLeast: true})
 	// Strength 3 weighs P2's 5 only.
-	if _, total, err := f.mapping(t, mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 3}, 5); err != nil || total != 4 {
+	if _, total, err := f.Mapping(t, mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 3}, 5); err != nil || total != 4 {
 		t.Fatalf("strength 3 at 5: total %d, %v", total, err)
 	}
-	if _, _, err := f.mapping(t, mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 3}, 4); err == nil {
+	if _, _, err := f.Mapping(t, mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 3}, 4); err == nil {
 		t.Fatal("strength 3 at 4: no error")
 	}
 }
@@ -567,7 +309,7 @@ func testMappingPaging(t *testing.T, f *mappingFixture) {
 		for page := 1; ; page++ {
 			q := baseQuery()
 			q.Page, q.PageSize = page, size
-			rs, n, err := f.mapping(t, q, noLimit)
+			rs, n, err := f.Mapping(t, q, noLimit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -598,9 +340,9 @@ func testMappingPaging(t *testing.T, f *mappingFixture) {
 		}
 	}
 	// An engagement older than U1's latest changes nothing.
-	f.engage(t, fxEngagement{"U1", "P4", "like", mapNow.Add(-6 * time.Hour)})
+	f.Engage(t, fxEngagement{Person: "U1", Post: "P4", Kind: "like", At: mapNow.Add(-6 * time.Hour)})
 	// A new person, older than every person of pages 1 and 2.
-	f.engage(t, fxEngagement{"U11", "P1", "like", mapNow.Add(-6*day - 12*time.Hour)})
+	f.Engage(t, fxEngagement{Person: "U11", Post: "P1", Kind: "like", At: mapNow.Add(-6*day - 12*time.Hour)})
 	after, total := pages(3)
 	want = [][]string{{"U2", "U1", "U6"}, {"U9", "U8", "U3"}, {"U7", "U11", "U4"}}
 	if total != 9 || len(after) != len(want) {
@@ -615,10 +357,10 @@ func testMappingPaging(t *testing.T, f *mappingFixture) {
 	for _, page := range []int{4, math.MaxInt / 10, math.MaxInt} {
 		q := baseQuery()
 		q.Page, q.PageSize = page, 3
-		if rs, n, err := f.mapping(t, q, noLimit); err != nil || len(rs) != 0 || n != 9 {
+		if rs, n, err := f.Mapping(t, q, noLimit); err != nil || len(rs) != 0 || n != 9 {
 			t.Fatalf("page %d: %d results, total %d, %v", page, len(rs), n, err)
 		}
-		if cs, n, err := f.s.DiscoverCreators(context.Background(), q, mapNow, noLimit); err != nil || len(cs) != 0 || n != 3 {
+		if cs, n, err := f.Engine.DiscoverCreators(context.Background(), q, mapNow, noLimit); err != nil || len(cs) != 0 || n != 3 {
 			t.Fatalf("creators page %d: %d results, total %d, %v", page, len(cs), n, err)
 		}
 	}
@@ -654,7 +396,7 @@ func testCreators(t *testing.T, f *mappingFixture) {
 		"C4": {1, 42, 0},
 		"C5": {1, 10, 0},
 	}
-	run := func(t *testing.T, q mapping.Query, maxCandidates int) ([]store.Creator, int64, error) {
+	run := func(t *testing.T, q mapping.Query, maxCandidates int) ([]mapping.Creator, int64, error) {
 		t.Helper()
 		if q.Page == 0 {
 			q.Page = 1
@@ -662,7 +404,7 @@ func testCreators(t *testing.T, f *mappingFixture) {
 		if q.PageSize == 0 {
 			q.PageSize = 50
 		}
-		return f.s.DiscoverCreators(context.Background(), q, mapNow, maxCandidates)
+		return f.Engine.DiscoverCreators(context.Background(), q, mapNow, maxCandidates)
 	}
 	base := func(mod func(q *mapping.Query)) mapping.Query {
 		q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1}
@@ -716,7 +458,7 @@ func testCreators(t *testing.T, f *mappingFixture) {
 				t.Fatalf("got %v (total %d), want %v", got, total, tc.want)
 			}
 			for _, c := range cs {
-				key := creatorKeys([]store.Creator{c})[0]
+				key := creatorKeys([]mapping.Creator{c})[0]
 				w := want[key]
 				if n, ok := tc.posts[key]; ok {
 					w.posts = n
@@ -763,7 +505,7 @@ func testCreators(t *testing.T, f *mappingFixture) {
 	t.Run("too broad", func(t *testing.T) {
 		// The base query's authors: C1, C2, C4 (and the company page of P9,
 		// which is no creator).
-		var broad *store.ErrQueryTooBroad
+		var broad *mapping.ErrQueryTooBroad
 		if _, _, err := run(t, base(func(q *mapping.Query) {}), 2); !errors.As(err, &broad) || broad.Limit != 2 || broad.Engagements < 3 {
 			t.Fatalf("over the limit: %v", err)
 		}
@@ -776,7 +518,7 @@ func testCreators(t *testing.T, f *mappingFixture) {
 			t.Fatalf("GB at 1: %d, %v", total, err)
 		}
 		notFR := base(func(q *mapping.Query) { q.Filters.CountriesExcludes = []string{"FR"} })
-		if _, _, err := run(t, notFR, 2); !errors.As(err, &broad) || *broad != (store.ErrQueryTooBroad{Engagements: 3, Limit: 2, Filtered: true}) {
+		if _, _, err := run(t, notFR, 2); !errors.As(err, &broad) || *broad != (mapping.ErrQueryTooBroad{Engagements: 3, Limit: 2, Filtered: true}) {
 			t.Fatalf("not in FR at 2: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package store
+package mapping
 
 import (
 	"cmp"
@@ -38,36 +38,36 @@ type engagerHits struct {
 // A query's posts are scattered over the copy, and each one's list is a
 // cache miss, as is each person's place: with enough posts, the two
 // halves are read side by side, on two cores, and merged.
-func (s *Store) engagersOf(ctx context.Context, posts []int64, since int64, admit *admission) (engagerHits, engagementCount, error) {
-	first := s.personPass(admit)
-	c, err := s.engagersCopy(ctx)
+func (e *Engine) engagersOf(ctx context.Context, posts []int64, since int64, admit *admission) (engagerHits, engagementCount, error) {
+	first := e.personPass(admit)
+	c, err := e.engagersCopy(ctx)
 	if err != nil {
-		first.release(s)
+		first.release(e)
 		return engagerHits{}, engagementCount{}, fmt.Errorf("engagements: %w", err)
 	}
 	var stale []int64
-	if len(posts) < cmp.Or(s.postsApart, minPostsApart) {
+	if len(posts) < cmp.Or(e.postsApart, minPostsApart) {
 		stale = first.scan(c, posts, since)
 		c.mu.RUnlock()
 	} else {
 		mid := len(posts) / 2
-		second := s.personPass(admit)
+		second := e.personPass(admit)
 		var staleLate []int64
 		sideBySide(func() { stale = first.scan(c, posts[:mid], since) },
 			func() { staleLate = second.scan(c, posts[mid:], since) })
 		c.mu.RUnlock()
 		first.merge(second)
-		second.release(s)
+		second.release(e)
 		stale = append(stale, staleLate...)
 	}
-	defer first.clearSlots(s)
-	byPost, err := s.readEngagers(ctx, s.read, stale, since)
+	defer first.clearSlots(e)
+	byPost, err := e.pool.Engagements(ctx, stale, since)
 	if err != nil {
 		return first.hits, engagementCount{}, err
 	}
 	for _, p := range stale {
-		for _, e := range byPost[p] {
-			first.add(p, e)
+		for _, g := range byPost[p] {
+			first.add(p, g)
 		}
 	}
 	if admit == nil {
@@ -114,29 +114,29 @@ type personPass struct {
 }
 
 // personPass returns a pass with reused buffers.
-func (s *Store) personPass(admit *admission) *personPass {
+func (e *Engine) personPass(admit *admission) *personPass {
 	p := &personPass{hits: engagerHits{ties: map[int64][]int64{}}, admit: admit}
-	if buf := s.hitLists.get(); buf != nil {
+	if buf := e.hitLists.get(); buf != nil {
 		p.hits.list = (*buf)[:0]
 	}
-	if buf := s.personSlots.get(); buf != nil {
+	if buf := e.personSlots.get(); buf != nil {
 		p.at = *buf
 	}
 	return p
 }
 
 // clearSlots gives back the per-person slots, cleared.
-func (p *personPass) clearSlots(s *Store) {
+func (p *personPass) clearSlots(e *Engine) {
 	for _, h := range p.hits.list {
 		p.at[h.person] = 0
 	}
-	s.personSlots.put(&p.at)
+	e.personSlots.put(&p.at)
 }
 
 // release gives back both buffers of a pass whose hits are not returned.
-func (p *personPass) release(s *Store) {
-	p.clearSlots(s)
-	s.hitLists.put(&p.hits.list)
+func (p *personPass) release(e *Engine) {
+	p.clearSlots(e)
+	e.hitLists.put(&p.hits.list)
 }
 
 // slot returns where person is in the list, plus one, making room.
@@ -156,20 +156,20 @@ func (p *personPass) scan(c *packedEngagers, posts []int64, since int64) (stale 
 			stale = append(stale, post)
 			continue
 		}
-		m := len(raw) / engagerSize
+		m := len(raw) / EngagementSize
 		// Sorted by time: skip to the window.
 		lo, hi := 0, m
 		for lo < hi {
 			mid := int(uint(lo+hi) >> 1)
-			if int64(binary.BigEndian.Uint64(raw[mid*engagerSize:])) < since {
+			if int64(binary.BigEndian.Uint64(raw[mid*EngagementSize:])) < since {
 				lo = mid + 1
 			} else {
 				hi = mid
 			}
 		}
 		for k := lo; k < m; k++ {
-			e := raw[k*engagerSize:]
-			p.add(post, engagerEntry{at: int64(binary.BigEndian.Uint64(e)), key: int64(binary.BigEndian.Uint64(e[8:]))})
+			e := raw[k*EngagementSize:]
+			p.add(post, Engagement{At: int64(binary.BigEndian.Uint64(e)), Key: int64(binary.BigEndian.Uint64(e[8:]))})
 		}
 	}
 	return stale
@@ -177,12 +177,12 @@ func (p *personPass) scan(c *packedEngagers, posts []int64, since int64) (stale 
 
 // add counts an engagement on post and keeps it when it is its person's
 // latest (of two at the same instant, the comment).
-func (p *personPass) add(post int64, e engagerEntry) {
+func (p *personPass) add(post int64, e Engagement) {
 	// The counts ride on the tests the pass makes anyway: unfiltered, an
 	// engagement is counted once, as all (which engagersOf then keeps);
 	// filtered, a dropped one only as all.
 	p.count.all++
-	person, comment := e.key>>1, e.key&1 == 1
+	person, comment := e.Key>>1, e.Key&1 == 1
 	var undecided int32
 	if a := p.admit; a != nil {
 		if !a.pass.has(person) {
@@ -197,7 +197,7 @@ func (p *personPass) add(post int64, e engagerEntry) {
 	slot := p.slot(person)
 	if *slot == 0 {
 		*slot = int32(len(p.hits.list)) + 1
-		p.hits.list = append(p.hits.list, engagerHit{person: person, at: e.at, comment: comment, n: undecided, post: post})
+		p.hits.list = append(p.hits.list, engagerHit{person: person, at: e.At, comment: comment, n: undecided, post: post})
 		return
 	}
 	h := &p.hits.list[*slot-1]
@@ -205,12 +205,12 @@ func (p *personPass) add(post int64, e engagerEntry) {
 		h.n++ // not written otherwise: the hit's line stays clean
 	}
 	switch {
-	case e.at > h.at || e.at == h.at && comment && !h.comment:
-		h.at, h.comment, h.post = e.at, comment, post
+	case e.At > h.at || e.At == h.at && comment && !h.comment:
+		h.at, h.comment, h.post = e.At, comment, post
 		if len(p.hits.ties) > 0 {
 			delete(p.hits.ties, person)
 		}
-	case e.at == h.at && comment == h.comment && post != h.post:
+	case e.At == h.at && comment == h.comment && post != h.post:
 		p.hits.ties[person] = append(p.hits.ties[person], post)
 	}
 }

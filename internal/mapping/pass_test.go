@@ -1,4 +1,4 @@
-package store
+package mapping
 
 import (
 	"fmt"
@@ -17,15 +17,15 @@ func TestPersonPassesMerged(t *testing.T) {
 		// Few people and instants: the same person at the same instant
 		// on several posts, in both halves, is common.
 		var c packedEngagers
-		byPost := map[int64][]engagerEntry{}
+		byPost := map[int64][]Engagement{}
 		posts := make([]int64, 2+r.IntN(30))
 		for i := range posts {
 			posts[i] = int64(i * (1 + r.IntN(3)))
-			var es []engagerEntry
+			var es []Engagement
 			for range r.IntN(8) {
-				es = append(es, engagerEntry{at: int64(r.IntN(6)), key: int64(r.IntN(12))})
+				es = append(es, Engagement{At: int64(r.IntN(6)), Key: int64(r.IntN(12))})
 			}
-			c.lists.put(posts[i], packEngagers(es))
+			c.lists.put(posts[i], PackEngagements(es))
 			byPost[posts[i]] = es
 		}
 		slices.Sort(posts)
@@ -57,11 +57,11 @@ func TestPersonPassesMerged(t *testing.T) {
 		perPerson := map[int64]int32{}
 		for _, p := range posts {
 			for _, e := range byPost[p] {
-				if e.at < since {
+				if e.At < since {
 					continue
 				}
 				want.all++
-				person := e.key >> 1
+				person := e.Key >> 1
 				switch {
 				case admit == nil:
 				case admit.pass.has(person):
@@ -117,11 +117,11 @@ func BenchmarkPersonPass(b *testing.B) {
 	posts := make([]int64, 5_000)
 	for i := range posts {
 		posts[i] = int64(i)
-		es := make([]engagerEntry, perPost)
+		es := make([]Engagement, perPost)
 		for j := range es {
-			es[j] = engagerEntry{at: int64(r.IntN(30 * 24)), key: int64(r.IntN(people)) << 1}
+			es[j] = Engagement{At: int64(r.IntN(30 * 24)), Key: int64(r.IntN(people)) << 1}
 		}
-		c.lists.put(posts[i], packEngagers(es))
+		c.lists.put(posts[i], PackEngagements(es))
 	}
 	filtered := &admission{pass: make(idSet, people/64+1), undecided: make(idSet, people/64+1), end: people}
 	for p := range int64(people) {

@@ -1,4 +1,4 @@
-package store
+package mapping
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/trawlhq/trawl/internal/mapping"
 )
 
 // The keyword matches are bounded by bytes: every entry is accounted
@@ -18,13 +16,13 @@ import (
 func TestKeywordMatchesEvictBySize(t *testing.T) {
 	var (
 		c  keywordMatches
-		s  = &Store{dialect: SQLite}
+		s  = NewEngine(termsOnly{})
 		qs = map[string]indexQuery{}
 	)
 	c.clear()
 	query := func(keyword string) indexQuery {
 		if _, ok := qs[keyword]; !ok {
-			qs[keyword] = s.indexQuery(keyword, mapping.PlanKeyword(keyword), 1)
+			qs[keyword] = s.indexQuery(keyword, PlanKeyword(keyword), 1)
 		}
 		return qs[keyword]
 	}
@@ -105,15 +103,15 @@ func TestKeywordMatchesEvictBySize(t *testing.T) {
 	// Posts decided into an entry are accounted for; an entry whose word
 	// no changed text has only loses the changed posts it held.
 	before, g := c.bytes, c.entries[query("gggg").key()]
-	c.decideChanged([]postText{{id: 7, text: "gggg", present: true}, {id: 9, text: "GGGG, gggg", present: true}})
+	c.decideChanged([]PostText{{ID: 7, Text: "gggg", Present: true}, {ID: 9, Text: "GGGG, gggg", Present: true}})
 	if c.ids != 2 || c.bytes < before+16 || c.bytes != accounted() {
 		t.Errorf("after two posts decided in: %d ids, %d bytes (was %d, %d held)", c.ids, c.bytes, before, accounted())
 	}
-	c.decideChanged([]postText{{id: 7, text: "ggggg and hhhh", present: true}, {id: 11, text: "hhhh", present: true}, {id: 12}})
+	c.decideChanged([]PostText{{ID: 7, Text: "ggggg and hhhh", Present: true}, {ID: 11, Text: "hhhh", Present: true}, {ID: 12}})
 	if !slices.Equal(g.ids, []int64{9}) || c.ids != 1 || c.bytes != accounted() {
 		t.Errorf("after post 7 stopped mentioning gggg: ids %v, %d in all, %d bytes (%d held)", g.ids, c.ids, c.bytes, accounted())
 	}
-	c.decideChanged([]postText{{id: 9}}) // deleted
+	c.decideChanged([]PostText{{ID: 9}}) // deleted
 	if len(g.ids) != 0 || c.ids != 0 || len(c.held) != 0 {
 		t.Errorf("after post 9 was deleted: ids %v, %d in all, %d entries holding posts", g.ids, c.ids, len(c.held))
 	}
@@ -138,7 +136,7 @@ func TestKeywordMatchesEvictBySize(t *testing.T) {
 // entry kept, the least recently used evicted) costs the same however
 // many entries the cache holds: the ns/op of the sizes should be alike.
 func BenchmarkKeywordMatchesLookup(b *testing.B) {
-	s := &Store{dialect: SQLite}
+	s := NewEngine(termsOnly{})
 	for _, held := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("held=%d", held), func(b *testing.B) {
 			var c keywordMatches
@@ -148,7 +146,7 @@ func BenchmarkKeywordMatchesLookup(b *testing.B) {
 			entries := make([]*matchEntry, held+b.N)
 			for i := range entries {
 				keyword := fmt.Sprintf("k%09d", i)
-				q := s.indexQuery(keyword, mapping.PlanKeyword(keyword), 1)
+				q := s.indexQuery(keyword, PlanKeyword(keyword), 1)
 				entries[i] = &matchEntry{query: q, key: q.key()}
 			}
 			for _, e := range entries[:held] {
@@ -177,7 +175,7 @@ func BenchmarkKeywordMatchesLookup(b *testing.B) {
 // entries whose word a changed text has ("by word") costs what the texts'
 // words do.
 func BenchmarkKeywordMatchesCatchUp(b *testing.B) {
-	s := &Store{dialect: SQLite}
+	s := NewEngine(termsOnly{})
 	r := rand.New(rand.NewPCG(7, 7))
 	word := func(n int) string {
 		w := make([]byte, n)
@@ -190,17 +188,17 @@ func BenchmarkKeywordMatchesCatchUp(b *testing.B) {
 	c.clear()
 	for range 78_000 {
 		keyword := word(100)
-		q := s.indexQuery(keyword, mapping.PlanKeyword(keyword), 1)
+		q := s.indexQuery(keyword, PlanKeyword(keyword), 1)
 		c.put(q.key(), &matchEntry{query: q})
 	}
 	// 200 changed posts of 60 words of 3-9 letters.
-	texts := make([]postText, 200)
+	texts := make([]PostText, 200)
 	for i := range texts {
 		ws := make([]string, 60)
 		for j := range ws {
 			ws[j] = word(3 + r.IntN(7))
 		}
-		texts[i] = postText{id: int64(i), text: strings.Join(ws, " "), present: true}
+		texts[i] = PostText{ID: int64(i), Text: strings.Join(ws, " "), Present: true}
 	}
 	b.Run("by word", func(b *testing.B) {
 		for range b.N {
@@ -215,3 +213,10 @@ func BenchmarkKeywordMatchesCatchUp(b *testing.B) {
 		}
 	})
 }
+
+// termsOnly is a pool whose index queries are a keyword's lexemes at a
+// level: the tests of the matches' bookkeeping need their keys, not an
+// index. It reads nothing.
+type termsOnly struct{ Pool }
+
+func (termsOnly) TermsQuery(k Keyword, level int) string { return fmt.Sprint(k.Lexemes, k.Gaps, level) }

@@ -1,22 +1,16 @@
-package store
+package mapping
 
 import (
 	"cmp"
 	"container/list"
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/trawlhq/trawl/internal/mapping"
-	"github.com/trawlhq/trawl/internal/topic"
 )
 
 // keywordMatches keeps, in this process, the posts each keyword index query
@@ -31,7 +25,7 @@ import (
 // their text), then kept exact through mapping_posts_log like the copies
 // (copyState). The log names every post stored, deleted or moved, and
 // every post whose text changed (migration 00022); each such post is
-// decided again by mapping.Hits, which counts exactly as the index does.
+// decided again by Hits, which counts exactly as the index does.
 // A post's index being written or dropped changes no entry. Entries of a
 // loose keyword ("product-led") may hold more posts than mention it, as
 // the index does: the text decides those.
@@ -78,17 +72,17 @@ const maxChangedPosts = 10_000
 
 // indexQuery asks the keyword index for the posts that mention keyword,
 // as the API query gave it, at least level times: text is the index query
-// (termsQuery), which for a loose keyword only narrows down.
+// (Pool.TermsQuery), which for a loose keyword only narrows down.
 type indexQuery struct {
 	keyword string
-	k       mapping.Keyword
+	k       Keyword
 	level   int
 	text    string
 }
 
 // indexQuery asks about keyword, which the index sees as k, at level.
-func (s *Store) indexQuery(keyword string, k mapping.Keyword, level int) indexQuery {
-	return indexQuery{keyword: keyword, k: k, level: level, text: s.termsQuery(k, level)}
+func (e *Engine) indexQuery(keyword string, k Keyword, level int) indexQuery {
+	return indexQuery{keyword: keyword, k: k, level: level, text: e.pool.TermsQuery(k, level)}
 }
 
 // key tells entries apart: two keywords may share an index query
@@ -99,7 +93,7 @@ func (q indexQuery) key() string {
 
 // mentions reports whether text mentions the keyword at least level times.
 func (q indexQuery) mentions(text string) bool {
-	return mapping.Hits(text, []string{q.keyword}) >= q.level
+	return Hits(text, []string{q.keyword}) >= q.level
 }
 
 type matchEntry struct {
@@ -112,7 +106,7 @@ type matchEntry struct {
 	size int
 	at   *list.Element
 	// word is the keyword's longest word: a text without it does not
-	// mention the keyword (mapping.Words).
+	// mention the keyword (Words).
 	word string
 }
 
@@ -132,22 +126,14 @@ func (e *matchEntry) footprint() int {
 	return n
 }
 
-// postText is a post's text as an entry's refresh reads it; present is
-// false for a post that no longer exists.
-type postText struct {
-	id      int64
-	text    string
-	present bool
-}
-
 // matchPosts calls fn with the posts each of queries matches (ascending;
 // fn must not keep them), from the entries, asking the index for those
 // missing.
-func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i int, ids []int64)) error {
+func (e *Engine) matchPosts(ctx context.Context, queries []indexQuery, fn func(i int, ids []int64)) error {
 	if len(queries) == 0 {
 		return nil
 	}
-	c := &s.matches
+	c := &e.matches
 	// The index is asked outside the lock that brings the entries up to
 	// date (a typical keyword takes 0.1-0.25 s on PostgreSQL, and every
 	// other query would wait), in a snapshot of its own, caught up below.
@@ -160,36 +146,35 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 		}
 	}
 	c.mu.RUnlock()
-	fills, filledAt, err := s.askIndexApart(ctx, missing)
+	fills, filledAt, err := e.askIndexApart(ctx, missing)
 	if err != nil {
 		return fmt.Errorf("keyword matches: %w", err)
 	}
-	if s.afterMatchFill != nil && fills != nil {
-		s.afterMatchFill()
+	if e.afterMatchFill != nil && fills != nil {
+		e.afterMatchFill()
 	}
-	err = s.syncCopy(ctx, &c.copyState, postsLog, func(tx *sql.Tx, changed string, args []any) (func(bool), error) {
-		var texts []postText
-		if changed != "" && len(c.entries) > 0 {
+	err = e.syncCopy(ctx, &c.copyState, PostsLog, func(snap Snapshot, whole bool, from uint64) (func(bool), error) {
+		var texts []PostText
+		if !whole && len(c.entries) > 0 {
 			var err error
-			if texts, err = changedTexts(ctx, tx, changed, args); err != nil {
-				return nil, err
+			if texts, err = snap.ChangedPosts(ctx, from, maxChangedPosts+1); err != nil {
+				return nil, fmt.Errorf("changed posts: %w", err)
 			}
 		}
-		forget := changed == "" || len(texts) > maxChangedPosts
+		forget := whole || len(texts) > maxChangedPosts
 		// The fills have not seen what changed after their snapshot.
-		var late []postText
+		var late []PostText
 		if len(fills) > 0 {
-			_, pruned, err := s.logPosition(ctx, tx, postsLog)
+			_, pruned, err := snap.Position(ctx, PostsLog)
 			if err != nil {
 				return nil, err
 			}
-			if !s.prunedPast(pruned, filledAt) {
-				query, args := s.changedSince(postsLog, filledAt)
-				if late, err = changedTexts(ctx, tx, query, args); err != nil {
-					return nil, err
+			if !e.pool.PrunedPast(pruned, filledAt) {
+				if late, err = snap.ChangedPosts(ctx, filledAt, maxChangedPosts+1); err != nil {
+					return nil, fmt.Errorf("changed posts: %w", err)
 				}
 			}
-			if s.prunedPast(pruned, filledAt) || len(late) > maxChangedPosts {
+			if e.pool.PrunedPast(pruned, filledAt) || len(late) > maxChangedPosts {
 				fills = nil
 			}
 		}
@@ -202,7 +187,7 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 				still = append(still, q)
 			}
 		}
-		more, err := s.askIndex(ctx, tx, still)
+		more, err := e.askIndex(ctx, snap, still)
 		if err != nil {
 			return nil, err
 		}
@@ -212,12 +197,12 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 			} else if len(texts) > 0 {
 				c.decideChanged(texts)
 			}
-			for key, e := range fills {
-				e.decide(late)
-				c.put(key, e)
+			for key, m := range fills {
+				m.decide(late)
+				c.put(key, m)
 			}
-			for key, e := range more {
-				c.put(key, e)
+			for key, m := range more {
+				c.put(key, m)
 			}
 			c.lookedUp(queries)
 		}, nil
@@ -234,46 +219,46 @@ func (s *Store) matchPosts(ctx context.Context, queries []indexQuery, fn func(i 
 
 // askIndexApart asks the index for queries (of distinct keys) in a
 // snapshot of its own and returns the entries and the snapshot's position
-// in mapping_posts_log.
-func (s *Store) askIndexApart(ctx context.Context, queries []indexQuery) (map[string]*matchEntry, uint64, error) {
+// in the posts log.
+func (e *Engine) askIndexApart(ctx context.Context, queries []indexQuery) (map[string]*matchEntry, uint64, error) {
 	if len(queries) == 0 {
 		return nil, 0, nil
 	}
-	tx, err := s.snapshot(ctx)
+	snap, err := e.pool.Snapshot(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer tx.Rollback() //nolint:errcheck // read-only
+	defer snap.Close()
 	// The first read: it fixes the snapshot.
-	pos, pruned, err := s.logPosition(ctx, tx, postsLog)
+	pos, pruned, err := snap.Position(ctx, PostsLog)
 	if err != nil {
 		return nil, 0, err
 	}
 	fills := map[string]*matchEntry{}
-	if s.sharesMatches() {
-		if queries, err = s.loadSharedMatches(ctx, tx, queries, pruned, fills); err != nil {
+	if e.pool.SharesMatches() {
+		if queries, err = e.loadSharedMatches(ctx, snap, queries, pruned, fills); err != nil {
 			return nil, 0, err
 		}
 	}
-	if queries, err = s.loadPostings(ctx, tx, queries, pruned, fills); err != nil {
+	if queries, err = e.loadPostings(ctx, snap, queries, pruned, fills); err != nil {
 		return nil, 0, err
 	}
 	var asked map[string]*matchEntry
 	if len(queries) < 2 {
-		asked, err = s.askIndex(ctx, tx, queries)
+		asked, err = e.askIndex(ctx, snap, queries)
 	} else {
 		// pos is fixed: the snapshot's connection goes back to the pool
 		// before the queries take theirs, so that no lookup holds one
 		// while it waits for others.
-		tx.Rollback() //nolint:errcheck // read-only
-		asked, err = s.askIndexSideBySide(ctx, queries)
+		snap.Close()
+		asked, err = e.askIndexSideBySide(ctx, queries)
 	}
 	if err != nil {
 		return nil, 0, err
 	}
-	if s.sharesMatches() {
+	if e.pool.SharesMatches() {
 		// Before the entries change: they are stored as of pos.
-		if err := s.shareMatches(ctx, asked, pos); err != nil {
+		if err := e.shareMatches(ctx, asked, pos); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -292,20 +277,20 @@ const maxAsksAtOnce = 4
 // every entry up from: deciding again a post logged after that position
 // but seen by a later snapshot changes nothing, and whatever the later
 // snapshots missed was logged after it.
-func (s *Store) askIndexSideBySide(ctx context.Context, queries []indexQuery) (map[string]*matchEntry, error) {
-	s.matches.indexAsks.Add(1)
+func (e *Engine) askIndexSideBySide(ctx context.Context, queries []indexQuery) (map[string]*matchEntry, error) {
+	e.matches.indexAsks.Add(1)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		fills = make(map[string]*matchEntry, len(queries))
 		errs  []error
-		slots = make(chan struct{}, cmp.Or(s.matches.atOnce, maxAsksAtOnce))
+		slots = make(chan struct{}, cmp.Or(e.matches.atOnce, maxAsksAtOnce))
 	)
 	for _, q := range queries {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			one, err := s.askIndexAlone(ctx, q)
+			one, err := e.askIndexAlone(ctx, q)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -320,65 +305,56 @@ func (s *Store) askIndexSideBySide(ctx context.Context, queries []indexQuery) (m
 }
 
 // askIndexAlone fills the entry of q in a snapshot of its own.
-func (s *Store) askIndexAlone(ctx context.Context, q indexQuery) (map[string]*matchEntry, error) {
-	tx, err := s.snapshot(ctx)
+func (e *Engine) askIndexAlone(ctx context.Context, q indexQuery) (map[string]*matchEntry, error) {
+	snap, err := e.pool.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback() //nolint:errcheck // read-only
-	fills, err := s.fillEntries(ctx, tx, []indexQuery{q})
-	if s.afterAskAlone != nil {
-		s.afterAskAlone(q.keyword)
+	defer snap.Close()
+	fills, err := e.fillEntries(ctx, snap, []indexQuery{q})
+	if e.afterAskAlone != nil {
+		e.afterAskAlone(q.keyword)
 	}
 	return fills, err
 }
 
-// askIndex makes the entries of queries in tx's snapshot: the posts the
-// index matches, and the pending posts whose text mentions the keyword.
-func (s *Store) askIndex(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
+// askIndex makes the entries of queries in snap: the posts the index
+// matches, and the pending posts whose text mentions the keyword.
+func (e *Engine) askIndex(ctx context.Context, snap Snapshot, queries []indexQuery) (map[string]*matchEntry, error) {
 	if len(queries) > 0 {
-		s.matches.indexAsks.Add(1)
+		e.matches.indexAsks.Add(1)
 	}
-	return s.fillEntries(ctx, tx, queries)
+	return e.fillEntries(ctx, snap, queries)
 }
 
 // fillEntries is askIndex without the count of asks.
-func (s *Store) fillEntries(ctx context.Context, tx *sql.Tx, queries []indexQuery) (map[string]*matchEntry, error) {
+func (e *Engine) fillEntries(ctx context.Context, snap Snapshot, queries []indexQuery) (map[string]*matchEntry, error) {
 	fills := map[string]*matchEntry{}
-	var pending []postText
+	var pending []PostText
 	for _, q := range queries {
 		if pending == nil {
 			var err error
-			if pending, err = readTexts(ctx, tx, `SELECT m.id, TRUE, p.text FROM mapping_posts m JOIN pronet_posts p ON p.urn = m.urn WHERE `+s.pending("m"), nil); err != nil {
+			if pending, err = snap.PendingPosts(ctx); err != nil {
 				return nil, fmt.Errorf("pending posts: %w", err)
 			}
 			pending = slices.Clip(pending) // not nil: read once
+			if pending == nil {
+				pending = []PostText{}
+			}
 		}
-		ids, err := s.indexMatches(ctx, tx, q.text)
+		ids, err := snap.IndexMatches(ctx, q.text)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range pending {
-			if q.mentions(p.text) {
-				ids = append(ids, p.id)
+			if q.mentions(p.Text) {
+				ids = append(ids, p.ID)
 			}
 		}
 		slices.Sort(ids)
 		fills[q.key()] = &matchEntry{query: q, ids: slices.Compact(ids)}
 	}
 	return fills, nil
-}
-
-// changedTexts reads the posts the subquery changed names, at most
-// maxChangedPosts + 1 of them.
-func changedTexts(ctx context.Context, tx *sql.Tx, changed string, args []any) ([]postText, error) {
-	texts, err := readTexts(ctx, tx, `SELECT l.id, m.id IS NOT NULL, COALESCE(p.text, '')
-	  FROM (`+changed+`) l LEFT JOIN mapping_posts m ON m.id = l.id LEFT JOIN pronet_posts p ON p.urn = m.urn
-	 LIMIT `+strconv.Itoa(maxChangedPosts+1), args)
-	if err != nil {
-		return nil, fmt.Errorf("changed posts: %w", err)
-	}
-	return texts, nil
 }
 
 // WarmKeywordMatches asks the keyword index about the keywords of the
@@ -391,31 +367,20 @@ func changedTexts(ctx context.Context, tx *sql.Tx, changed string, args []any) (
 // it at start-up, after loading the copies, and then on every tick, so a
 // topic created by any process has its keywords asked about within a
 // tick. It returns how many keywords it asked about.
-func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT definition FROM topics ORDER BY created_at DESC`)
+func (e *Engine) WarmKeywordMatches(ctx context.Context) (int, error) {
+	topics, err := e.pool.Topics(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("store: warm keyword matches: %w", err)
+		return 0, fmt.Errorf("mapping: warm keyword matches: %w", err)
 	}
 	var queries []indexQuery
 	seen := map[string]bool{}
-	for rows.Next() {
-		var (
-			raw []byte
-			d   topic.Definition
-		)
-		if err := rows.Scan(&raw); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("store: warm keyword matches: %w", err)
-		}
-		if json.Unmarshal(raw, &d) != nil {
-			continue
-		}
-		for _, keyword := range slices.Concat(d.Keywords, d.KeywordsAnd) {
-			if mapping.KeywordProblem(strings.TrimSpace(keyword)) != "" {
+	for _, t := range topics {
+		for _, keyword := range slices.Concat(t.Keywords, t.KeywordsAnd) {
+			if KeywordProblem(strings.TrimSpace(keyword)) != "" {
 				continue // no query may ask about it
 			}
-			if k := s.planKeyword(keyword); k.Kind != mapping.KeywordNone {
-				q := s.indexQuery(keyword, k, 1)
+			if k := e.pool.PlanKeyword(keyword); k.Kind != KeywordNone {
+				q := e.indexQuery(keyword, k, 1)
 				if !seen[q.key()] {
 					seen[q.key()] = true
 					queries = append(queries, q)
@@ -423,11 +388,7 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("store: warm keyword matches: %w", err)
-	}
-	c := &s.matches
+	c := &e.matches
 	c.mu.RLock()
 	queries = slices.DeleteFunc(queries, func(q indexQuery) bool { return c.entries[q.key()] != nil })
 	c.mu.RUnlock()
@@ -439,59 +400,10 @@ func (s *Store) WarmKeywordMatches(ctx context.Context) (int, error) {
 		if full {
 			break
 		}
-		if err := s.matchPosts(ctx, batch, func(int, []int64) {}); err != nil {
-			return asked, fmt.Errorf("store: warm keyword matches: %w", err)
+		if err := e.matchPosts(ctx, batch, func(int, []int64) {}); err != nil {
+			return asked, fmt.Errorf("mapping: warm keyword matches: %w", err)
 		}
 		asked += len(batch)
 	}
 	return asked, nil
-}
-
-// TopicCreated is signalled when this process creates a topic: warming
-// its keywords then (WarmKeywordMatches) rather than at the next tick makes
-// the first query over them a kept one.
-func (s *Store) TopicCreated() <-chan struct{} { return s.topicCreated }
-
-func readTexts(ctx context.Context, tx *sql.Tx, query string, args []any) ([]postText, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []postText
-	for rows.Next() {
-		var p postText
-		if err := rows.Scan(&p.id, &p.present, &p.text); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
-}
-
-// indexMatches runs one index query and returns the posts it matches.
-func (s *Store) indexMatches(ctx context.Context, tx *sql.Tx, query string) ([]int64, error) {
-	match := `SELECT rowid AS id FROM mapping_terms WHERE mapping_terms MATCH $1`
-	list := `group_concat(id)`
-	if s.dialect == Postgres {
-		match, list = `SELECT id FROM mapping_posts WHERE terms @@ $1::tsquery`, `string_agg(id::text, ',')`
-	}
-	// The ids come back as one comma-separated list: tens of thousands of
-	// rows one by one cost more than the index lookup that finds them.
-	var list64 sql.NullString
-	if err := tx.QueryRowContext(ctx, `SELECT `+list+` FROM (`+match+`) matched`, query).Scan(&list64); err != nil {
-		return nil, fmt.Errorf("match posts: %w", err)
-	}
-	ids := make([]int64, 0, strings.Count(list64.String, ",")+1)
-	for field := range strings.SplitSeq(list64.String, ",") {
-		if field == "" {
-			continue
-		}
-		id, err := strconv.ParseInt(field, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("match posts: id %q: %w", field, err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
 }

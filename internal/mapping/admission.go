@@ -1,29 +1,26 @@
-package store
+package mapping
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"unicode/utf8"
-
-	"github.com/trawlhq/trawl/internal/mapping"
 )
 
 // filterPeople returns the people of ids that pass the filters, exactly as
-// mapping.Filters.Match decides. The folded filter columns (mapping_people,
+// Filters.Match decides. The folded filter columns (mapping_people,
 // folded in Go when the profile was stored, so that equality and substring
 // tests give Match's answer on any script) are tested on this process's
 // copy of them (foldedCopy); people without a folded row, and, when titles
 // are filtered, people whose title is their headline, are read and Match
 // decides them. More than limit people passing is *ErrQueryTooBroad,
 // found before anyone is read when those the copy passes are too many.
-func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters, limit int) (idSet, error) {
+func (e *Engine) filterPeople(ctx context.Context, ids []int64, f Filters, limit int) (idSet, error) {
 	var keep idSet
 	if len(ids) == 0 {
 		return keep, nil
 	}
-	c, err := s.foldedCopy(ctx)
+	c, err := e.foldedCopy(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("filter people: %w", err)
 	}
@@ -47,7 +44,7 @@ func (s *Store) filterPeople(ctx context.Context, ids []int64, f mapping.Filters
 		return nil, &ErrQueryTooBroad{Engagements: int64(kept), Limit: limit, Filtered: true, AtLeast: len(undecided) > 0}
 	}
 	if len(undecided) > 0 {
-		people, err := s.peopleByID(ctx, undecided)
+		people, err := e.pool.PeopleByID(ctx, undecided)
 		if err != nil {
 			return nil, fmt.Errorf("filter people: %w", err)
 		}
@@ -79,8 +76,8 @@ type admission struct {
 }
 
 // admission returns the filters' admission.
-func (s *Store) admission(ctx context.Context, f mapping.Filters) (*admission, error) {
-	c, err := s.foldedCopy(ctx)
+func (e *Engine) admission(ctx context.Context, f Filters) (*admission, error) {
+	c, err := e.foldedCopy(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("filter people: %w", err)
 	}
@@ -89,7 +86,7 @@ func (s *Store) admission(ctx context.Context, f mapping.Filters) (*admission, e
 }
 
 // admissionOf decides the admission on the folded copy c (read-locked).
-func admissionOf(c *foldedPeople, f mapping.Filters) *admission {
+func admissionOf(c *foldedPeople, f Filters) *admission {
 	ff := c.filter(f)
 	n := len(c.flags)
 	a := &admission{pass: make(idSet, n/64+1), undecided: make(idSet, n/64+1), end: int64(n)}
@@ -220,14 +217,4 @@ func (p idSet) ids() []int64 {
 		}
 	}
 	return out
-}
-
-// isASCII reports whether s is ASCII (the results filters use it too).
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

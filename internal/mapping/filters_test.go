@@ -1,4 +1,4 @@
-package store_test
+package mapping_test
 
 import (
 	"context"
@@ -56,6 +56,7 @@ func TestSocialMappingFiltersFoldCase(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			s := storetest.Open(t, engine, func() time.Time { return now })
+			m := mapping.NewEngine(s.MappingPool())
 			byURN := map[string]mapping.Person{}
 			for i := range people {
 				p := &people[i]
@@ -87,7 +88,7 @@ func TestSocialMappingFiltersFoldCase(t *testing.T) {
 			check := func(state string) {
 				t.Helper()
 				for _, f := range filters {
-					checkFilter(t, s, f, people, byURN, now, state)
+					checkFilter(t, m, f, people, byURN, now, state)
 				}
 			}
 			// Seeded people have no folded columns: Go decides them all.
@@ -103,7 +104,7 @@ func TestSocialMappingFiltersFoldCase(t *testing.T) {
 
 // checkFilter: the mapping answer with filters f is exactly the people
 // Match keeps.
-func checkFilter(t *testing.T, s *store.Store, f mapping.Filters, people []topic.Profile, byURN map[string]mapping.Person, now time.Time, state string) {
+func checkFilter(t *testing.T, m *mapping.Engine, f mapping.Filters, people []topic.Profile, byURN map[string]mapping.Person, now time.Time, state string) {
 	t.Helper()
 	var want []string
 	for _, p := range people {
@@ -112,7 +113,7 @@ func checkFilter(t *testing.T, s *store.Store, f mapping.Filters, people []topic
 		}
 	}
 	q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1, Filters: f, Page: 1, PageSize: 50}
-	rs, total, err := s.SocialMapping(context.Background(), q, now, 1000)
+	rs, total, err := m.SocialMapping(context.Background(), q, now, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,7 @@ func TestSocialMappingFiltersMany(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			s := storetest.Open(t, engine, func() time.Time { return now })
+			m := mapping.NewEngine(s.MappingPool())
 			const n = 6000
 			people := make([]topic.Profile, n)
 			byURN := map[string]mapping.Person{}
@@ -190,7 +192,7 @@ func TestSocialMappingFiltersMany(t *testing.T) {
 						}
 					}
 					q := mapping.Query{Keywords: []string{"revops"}, Days: 7, Strength: 1, Filters: f, Page: 2, PageSize: 50}
-					rs, total, err := s.SocialMapping(ctx, q, now, n)
+					rs, total, err := m.SocialMapping(ctx, q, now, n)
 					if err != nil {
 						t.Fatal(err)
 					}

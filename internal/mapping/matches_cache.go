@@ -1,10 +1,8 @@
-package store
+package mapping
 
 import (
 	"cmp"
 	"slices"
-
-	"github.com/trawlhq/trawl/internal/mapping"
 )
 
 // put keeps e under key, in place of any entry there, as the most
@@ -14,7 +12,7 @@ func (c *keywordMatches) put(key string, e *matchEntry) {
 		c.drop(old)
 	}
 	e.key = key
-	for _, w := range mapping.Words(e.query.keyword) {
+	for _, w := range Words(e.query.keyword) {
 		if len(w) > len(e.word) {
 			e.word = w
 		}
@@ -71,15 +69,15 @@ func (c *keywordMatches) lookedUp(queries []indexQuery) {
 // for the entries whose word one of them has, and for the others, which no
 // changed text mentions, by taking out the changed posts they held. The
 // entries that hold no post and whose word no text has are not visited.
-func (c *keywordMatches) decideChanged(texts []postText) {
+func (c *keywordMatches) decideChanged(texts []PostText) {
 	decided := map[*matchEntry]bool{}
 	changed := make(map[int64]bool, len(texts))
 	for _, p := range texts {
-		changed[p.id] = true
-		if !p.present {
+		changed[p.ID] = true
+		if !p.Present {
 			continue
 		}
-		for _, w := range mapping.Words(p.text) {
+		for _, w := range Words(p.Text) {
 			for _, e := range c.byWord[w] {
 				if !decided[e] {
 					c.redecide(e, func() int { return e.decide(texts) })
@@ -118,13 +116,13 @@ func (c *keywordMatches) clear() {
 // decide puts each changed post in the entry when its text mentions the
 // keyword often enough, and takes it out otherwise; it returns how many
 // ids the entry gained.
-func (e *matchEntry) decide(texts []postText) int {
+func (e *matchEntry) decide(texts []PostText) int {
 	n := 0
 	for _, p := range texts {
-		i, in := slices.BinarySearch(e.ids, p.id)
-		switch mentions := p.present && e.query.mentions(p.text); {
+		i, in := slices.BinarySearch(e.ids, p.ID)
+		switch mentions := p.Present && e.query.mentions(p.Text); {
 		case mentions && !in:
-			e.ids = slices.Insert(e.ids, i, p.id)
+			e.ids = slices.Insert(e.ids, i, p.ID)
 			n++
 		case !mentions && in:
 			e.ids = slices.Delete(e.ids, i, i+1)
@@ -178,18 +176,24 @@ type KeywordMatches struct {
 }
 
 // KeywordMatchesHeld is what this process's keyword matches hold.
-func (s *Store) KeywordMatchesHeld() KeywordMatches {
-	c := &s.matches
+func (e *Engine) KeywordMatchesHeld() KeywordMatches {
+	c := &e.matches
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return KeywordMatches{Entries: len(c.entries), Posts: c.ids, Bytes: c.bytes, Budget: c.bound()}
 }
 
+// IndexAsks is how many times this engine asked the keyword index, and
+// PostingReads how many times it read the posting lists, for a lookup's
+// keywords it held no entry for.
+func (e *Engine) IndexAsks() int64    { return e.matches.indexAsks.Load() }
+func (e *Engine) PostingReads() int64 { return e.matches.postingReads.Load() }
+
 // SetKeywordMatchBudget bounds the memory this process's keyword matches
 // take, in bytes (TRAWL_MAPPING_CACHE_BYTES); 0 is
 // DefaultKeywordMatchBytes. The next lookup keeps to it.
-func (s *Store) SetKeywordMatchBudget(bytes int) {
-	c := &s.matches
+func (e *Engine) SetKeywordMatchBudget(bytes int) {
+	c := &e.matches
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.budget = bytes
@@ -197,10 +201,10 @@ func (s *Store) SetKeywordMatchBudget(bytes int) {
 
 // ForgetKeywordMatches empties this process's entries of keyword matches,
 // so that the next query asks the keyword index, or on PostgreSQL loads
-// those the processes share (ForgetSharedKeywordMatches empties those):
-// bench/mapping times such first calls.
-func (s *Store) ForgetKeywordMatches() {
-	c := &s.matches
+// those the processes share (the store's ForgetSharedKeywordMatches
+// empties those): bench/mapping times such first calls.
+func (e *Engine) ForgetKeywordMatches() {
+	c := &e.matches
 	c.refresh.Lock()
 	defer c.refresh.Unlock()
 	c.mu.Lock()

@@ -1,4 +1,4 @@
-package store
+package mapping
 
 // blobs holds byte strings by index (a post id) in one buffer, without a
 // pointer per entry: social mapping's copy of the packed engagements holds

@@ -1,12 +1,9 @@
-package store
+package mapping
 
 import (
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/trawlhq/trawl/internal/mapping"
 )
 
 // foldedFixture is a folded copy of n people with random columns, folded
@@ -14,20 +11,18 @@ import (
 // their headline for a title.
 func foldedFixture(n int, r *rand.Rand) *foldedPeople {
 	c := &foldedPeople{codes: map[string]uint32{}}
-	pick := func(vals ...string) sql.NullString {
-		return sql.NullString{String: vals[r.IntN(len(vals))], Valid: true}
-	}
-	var rows rowChunks[foldedRow]
+	pick := func(vals ...string) string { return vals[r.IntN(len(vals))] }
+	var rows rowChunks[FoldedRow]
 	for i := range n {
-		row := foldedRow{id: int64(i), present: i%17 != 16,
-			title:     pick("vp sales", "sdr", "founder", "head of revops", "engineer"),
-			domain:    pick("acme.com", "eu.acme.com", "globex.io", ""),
-			size:      pick("1-10", "11-50", "51-200", "201-500", "501-1000"),
-			industry:  pick(mapping.FoldKey("software"), mapping.FoldKey("retail"), mapping.FoldKey("banking")),
-			country:   pick("US", "GB", "DE", "FR"),
-			followers: sql.NullInt64{Int64: int64(r.IntN(20000)), Valid: r.IntN(5) > 0}}
+		row := FoldedRow{ID: int64(i), Present: i%17 != 16,
+			Title:     pick("vp sales", "sdr", "founder", "head of revops", "engineer"),
+			Domain:    pick("acme.com", "eu.acme.com", "globex.io", ""),
+			Size:      pick("1-10", "11-50", "51-200", "201-500", "501-1000"),
+			Industry:  pick(FoldKey("software"), FoldKey("retail"), FoldKey("banking")),
+			Country:   pick("US", "GB", "DE", "FR"),
+			Followers: int64(r.IntN(20000)), HasFollowers: r.IntN(5) > 0}
 		if i%7 == 6 {
-			row.title = sql.NullString{}
+			row.Title, row.TitleNull = "", true
 		}
 		rows.add(row)
 	}
@@ -41,14 +36,14 @@ func foldedFixture(n int, r *rand.Rand) *foldedPeople {
 func TestAdmissionDecidesAsEachPerson(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	c := foldedFixture(5005, r) // not a multiple of 8: 5004 is the last 7th
-	for i, f := range []mapping.Filters{
+	for i, f := range []Filters{
 		{CompanySizes: []string{"51-200", "201-500"}},
 		{CompanySizes: []string{"51-200"}, Countries: []string{"US"}},
 		{CompanySizesExcl: []string{"1-10"}, IndustriesExcludes: []string{"Retail"}},
 		{JobTitles: []string{"sales", "sdr"}, Countries: []string{"US", "GB"}},
 		{JobTitlesExcludes: []string{"engineer"}, DomainIncludes: []string{"acme.com"}},
 		{DomainExcludes: []string{"acme.com"}, Industries: []string{"software"}},
-		{Followers: []mapping.Range{{Min: 1000}}, CountriesExcludes: []string{"DE"}},
+		{Followers: []Range{{Min: 1000}}, CountriesExcludes: []string{"DE"}},
 		{Countries: []string{"JP"}},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
@@ -76,11 +71,11 @@ func BenchmarkAdmission(b *testing.B) {
 	c := foldedFixture(1_000_000, rand.New(rand.NewPCG(7, 8)))
 	for _, bc := range []struct {
 		name string
-		f    mapping.Filters
+		f    Filters
 	}{
-		{"sizes", mapping.Filters{CompanySizes: []string{"51-200", "201-500"}}},
-		{"sizes and country", mapping.Filters{CompanySizes: []string{"51-200", "201-500"}, Countries: []string{"US"}}},
-		{"titles and countries", mapping.Filters{JobTitles: []string{"sales", "sdr"}, Countries: []string{"US", "GB"}}},
+		{"sizes", Filters{CompanySizes: []string{"51-200", "201-500"}}},
+		{"sizes and country", Filters{CompanySizes: []string{"51-200", "201-500"}, Countries: []string{"US"}}},
+		{"titles and countries", Filters{JobTitles: []string{"sales", "sdr"}, Countries: []string{"US", "GB"}}},
 	} {
 		f := bc.f
 		b.Run(bc.name, func(b *testing.B) {

@@ -1,20 +1,17 @@
-package store
+package mapping
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/trawlhq/trawl/internal/mapping"
 )
 
 // Creator is one author of a creator discovery answer.
 type Creator struct {
 	id              int64 // the person's
-	Person          mapping.Person
+	Person          Person
 	QualifyingPosts int
 	AvgEngagement   float64 // reactions + comments over their 10 most recent known posts
 	// AvgDaysBetween is the mean gap between those posts, 0 with fewer
@@ -25,15 +22,15 @@ type Creator struct {
 // DiscoverCreators answers a creator query: the members who wrote pool
 // posts about the keywords within the window, filtered on the author,
 // ordered by qualifying posts, then average engagement.
-func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.Time, maxCandidates int) ([]Creator, int64, error) {
-	since := ms(now.Add(-time.Duration(q.Days) * 24 * time.Hour))
-	posts, err := s.qualifyingPosts(ctx, q, since, true)
+func (e *Engine) DiscoverCreators(ctx context.Context, q Query, now time.Time, maxCandidates int) ([]Creator, int64, error) {
+	since := now.Add(-time.Duration(q.Days) * 24 * time.Hour).UnixMilli()
+	posts, err := e.qualifyingPosts(ctx, q, since, true)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+		return nil, 0, fmt.Errorf("mapping: discover creators: %w", err)
 	}
-	byAuthor, err := s.authorsOf(ctx, posts, since)
+	byAuthor, err := e.authorsOf(ctx, posts, since)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+		return nil, 0, fmt.Errorf("mapping: discover creators: %w", err)
 	}
 	// In no order: the sort by count below leaves the authors of one count
 	// in any order, and those the page spans are sorted fully.
@@ -44,9 +41,9 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	// The limit weighs the authors the filters leave (filterPeople checks
 	// it), so that narrowing a query by them helps.
 	if !q.Filters.Empty() {
-		keep, err := s.filterPeople(ctx, authors, q.Filters, maxCandidates)
+		keep, err := e.filterPeople(ctx, authors, q.Filters, maxCandidates)
 		if err != nil {
-			return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+			return nil, 0, fmt.Errorf("mapping: discover creators: %w", err)
 		}
 		authors = slices.DeleteFunc(authors, func(id int64) bool { return !keep.has(id) })
 	} else if len(authors) > maxCandidates {
@@ -77,9 +74,9 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 		ids[i] = c.id
 	}
 	slices.Sort(ids)
-	stats, err := s.authorStats(ctx, ids)
+	stats, err := e.authorStats(ctx, ids)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+		return nil, 0, fmt.Errorf("mapping: discover creators: %w", err)
 	}
 	for i := range spanned {
 		st := stats[spanned[i].id]
@@ -99,9 +96,9 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 	for i, c := range page {
 		pageIDs[i] = c.id
 	}
-	people, err := s.peopleByID(ctx, pageIDs)
+	people, err := e.pool.PeopleByID(ctx, pageIDs)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: discover creators: %w", err)
+		return nil, 0, fmt.Errorf("mapping: discover creators: %w", err)
 	}
 	for i := range page {
 		page[i].Person = people[pageIDs[i]]
@@ -113,8 +110,8 @@ func (s *Store) DiscoverCreators(ctx context.Context, q mapping.Query, now time.
 // author, for the authors who are collected people, by person id. The
 // copy of the posts' authors answers, but for the posts whose author it
 // found no person for: whether that author became one since is read.
-func (s *Store) authorsOf(ctx context.Context, posts []int64, since int64) (map[int64]int, error) {
-	c, err := s.authorsCopy(ctx)
+func (e *Engine) authorsOf(ctx context.Context, posts []int64, since int64) (map[int64]int, error) {
+	c, err := e.authorsCopy(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +124,7 @@ func (s *Store) authorsOf(ctx context.Context, posts []int64, since int64) (map[
 		switch a := c.author[id]; {
 		case a > 0:
 			byAuthor[a]++
-		case a == unresolved:
+		case a == UnresolvedAuthor:
 			open = append(open, id)
 		}
 	}
@@ -135,75 +132,37 @@ func (s *Store) authorsOf(ctx context.Context, posts []int64, since int64) (map[
 	if len(open) == 0 {
 		return byAuthor, nil
 	}
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT p.id FROM (`+s.int64Rows(1)+`) q JOIN mapping_posts m ON m.id = q.id JOIN pronet_people p ON p.urn = m.author_urn
-		  WHERE p.id IS NOT NULL`, s.int64List(open))
+	found, err := e.pool.AuthorsOf(ctx, open)
 	if err != nil {
 		return nil, fmt.Errorf("authors: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("authors: %w", err)
-		}
+	for _, id := range found {
 		byAuthor[id]++
 	}
-	return byAuthor, rows.Err()
+	return byAuthor, nil
 }
 
 // authorStats computes each author's average engagement and days between
 // posts over their 10 most recent known posts, by person id; the Person of
 // each holds the URN only.
-func (s *Store) authorStats(ctx context.Context, authors []int64) (map[int64]Creator, error) {
+func (e *Engine) authorStats(ctx context.Context, authors []int64) (map[int64]Creator, error) {
 	out := map[int64]Creator{}
 	if len(authors) == 0 {
 		return out, nil
 	}
-	// Each author's 10 most recent posts from the covering index on
-	// mapping_posts (author, date, urn, engagement; migration 00012), read
-	// backwards, cut at 10 and summed in SQL: no post record is read, nor
-	// any table row, nor the older posts of prolific authors.
-	query := `SELECT p.id, p.urn, (SELECT json_array(COUNT(*), SUM(engagement), MAX(posted_at), MIN(posted_at))
-	                                 FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = p.urn
-	                                        ORDER BY posted_at DESC, urn DESC LIMIT 10))
-	           FROM pronet_people p WHERE p.id IN (` + s.int64Rows(1) + `)`
-	if s.dialect == Postgres {
-		query = `SELECT p.id, p.urn, json_build_array(r.n, r.total, r.newest, r.oldest)::text FROM pronet_people p
-		           CROSS JOIN LATERAL (SELECT COUNT(*) AS n, SUM(engagement)::bigint AS total, MAX(posted_at) AS newest, MIN(posted_at) AS oldest
-		                                 FROM (SELECT posted_at, engagement FROM mapping_posts WHERE author_urn = p.urn
-		                                        ORDER BY posted_at DESC, urn DESC LIMIT 10) recent) r
-		          WHERE p.id IN (` + s.int64Rows(1) + `)`
-	}
-	rows, err := s.read.QueryContext(ctx, query, s.int64List(authors))
+	stats, err := e.pool.AuthorStats(ctx, authors)
 	if err != nil {
 		return nil, fmt.Errorf("author stats: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			id  int64
-			c   Creator
-			raw []byte
-			v   [4]*int64 // posts, their engagement, newest and oldest date
-		)
-		if err := rows.Scan(&id, &c.Person.URN, &raw); err != nil {
-			return nil, fmt.Errorf("author stats: %w", err)
-		}
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("author stats: %w", err)
-		}
-		if v[0] != nil && *v[0] > 0 {
-			n := *v[0]
-			c.AvgEngagement = float64(*v[1]) / float64(n)
+	for id, st := range stats {
+		c := Creator{Person: Person{URN: st.URN}}
+		if n := st.Posts; n > 0 {
+			c.AvgEngagement = float64(st.Engagement) / float64(n)
 			if n >= 2 {
-				c.AvgDaysBetween = float64(*v[2]-*v[3]) / float64(24*time.Hour/time.Millisecond) / float64(n-1)
+				c.AvgDaysBetween = float64(st.Newest-st.Oldest) / float64(24*time.Hour/time.Millisecond) / float64(n-1)
 			}
 		}
 		out[id] = c
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("author stats: %w", err)
 	}
 	return out, nil
 }

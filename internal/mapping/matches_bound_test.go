@@ -1,4 +1,4 @@
-package store_test
+package mapping_test
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestKeywordMatchesBoundedUnderHostileQueries(t *testing.T) {
 			ctx := context.Background()
 			f := newMappingFixture(t, engine)
 			const budget = 256 << 10
-			f.s.SetKeywordMatchBudget(budget)
+			f.Engine.SetKeywordMatchBudget(budget)
 			rng := rand.New(rand.NewPCG(33, 33))
 			word := func() string {
 				b := make([]byte, mapping.MaxKeywordLength)
@@ -41,14 +41,14 @@ func TestKeywordMatchesBoundedUnderHostileQueries(t *testing.T) {
 					}
 					var err error
 					if i%2 == 0 {
-						_, _, err = f.s.SocialMapping(ctx, q, mapNow, noLimit)
+						_, _, err = f.Engine.SocialMapping(ctx, q, mapNow, noLimit)
 					} else {
-						_, _, err = f.s.DiscoverCreators(ctx, q, mapNow, noLimit)
+						_, _, err = f.Engine.DiscoverCreators(ctx, q, mapNow, noLimit)
 					}
 					if err != nil {
 						t.Fatal(err)
 					}
-					if held := f.s.KeywordMatchesHeld(); held.Bytes > budget || held.Entries == 0 {
+					if held := f.Engine.KeywordMatchesHeld(); held.Bytes > budget || held.Entries == 0 {
 						t.Fatalf("after %d queries: %d entries of %d bytes, budget %d", i+1, held.Entries, held.Bytes, budget)
 					}
 				}
@@ -66,7 +66,7 @@ func TestKeywordMatchesBoundedUnderHostileQueries(t *testing.T) {
 			before := heapInUse()
 			ask(n)
 			after := heapInUse()
-			held := f.s.KeywordMatchesHeld()
+			held := f.Engine.KeywordMatchesHeld()
 			t.Logf("heap %d KiB before, %d KiB after; %d entries of %d bytes held", before>>10, after>>10, held.Entries, held.Bytes)
 			// Each query makes ten entries of about 950 bytes: kept for
 			// good (an unbounded budget), a thousand grew the heap by 9.0
@@ -98,38 +98,38 @@ func TestSharedKeywordMatchesBounded(t *testing.T) {
 	ctx := context.Background()
 	f := newMappingFixture(t, store.Postgres)
 	q := mapping.Query{Keywords: []string{"revops", "zzzunmentioned"}, Days: 30, Strength: 1, Page: 1, PageSize: 10}
-	if _, _, err := f.s.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
+	if _, _, err := f.Engine.SocialMapping(ctx, q, mapNow, noLimit); err != nil {
 		t.Fatal(err)
 	}
 	stored := func(key string) bool {
 		var n int
-		if err := f.s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM mapping_keyword_matches WHERE key = $1`, key).Scan(&n); err != nil {
+		if err := f.Store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM mapping_keyword_matches WHERE key = $1`, key).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n > 0
 	}
-	if !stored(f.s.SharedMatchKey("revops", 1)) {
+	if !stored(f.Engine.SharedMatchKey("revops", 1)) {
 		t.Error("revops's entry was not shared")
 	}
-	if stored(f.s.SharedMatchKey("zzzunmentioned", 1)) {
+	if stored(f.Engine.SharedMatchKey("zzzunmentioned", 1)) {
 		t.Error("an entry that matched nothing was shared")
 	}
 
 	// 100 entries of 1,000 bytes each past the real ones; a budget of 20
 	// keeps the 20 newest.
-	if _, err := f.s.DB().ExecContext(ctx, `INSERT INTO mapping_keyword_matches (key, position, ids)
+	if _, err := f.Store.DB().ExecContext(ctx, `INSERT INTO mapping_keyword_matches (key, position, ids)
 		SELECT 'hostile' || i, 1000000000 + i, decode(repeat('01', 1000 - length('hostile' || i)), 'hex') FROM generate_series(1, 100) i`); err != nil {
 		t.Fatal(err)
 	}
-	f.s.SetKeywordMatchBudget(20 * 1000)
-	if _, err := f.s.PruneMappingLog(ctx); err != nil {
+	f.Engine.SetKeywordMatchBudget(20 * 1000)
+	if _, err := f.Store.PruneMappingLog(ctx, f.Engine.KeywordMatchesHeld().Budget); err != nil {
 		t.Fatal(err)
 	}
 	var (
 		n, bytes int
 		oldest   int64
 	)
-	if err := f.s.DB().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(octet_length(key) + octet_length(ids)), 0), COALESCE(MIN(position), 0)
+	if err := f.Store.DB().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(octet_length(key) + octet_length(ids)), 0), COALESCE(MIN(position), 0)
 		FROM mapping_keyword_matches`).Scan(&n, &bytes, &oldest); err != nil {
 		t.Fatal(err)
 	}
