@@ -328,26 +328,17 @@ func earliest(a, b time.Time) time.Time {
 	return b
 }
 
-// rng is splitmix64: small, fast and good enough for benchmark data.
+// rng is SplitMix64 (seed.Mix): small, fast and good enough for benchmark data.
 type rng struct{ s uint64 }
 
 func newRNG(stream, n uint64) rng {
-	return rng{s: mix(stream*0x9e3779b97f4a7c15 ^ mix(n))}
-}
-
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return rng{s: seed.Mix(stream*0x9e3779b97f4a7c15 ^ seed.Mix(n))}
 }
 
 func (r *rng) next() uint64 {
+	z := seed.Mix(r.s)
 	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	return z
 }
 
 // float is uniform in [0, 1).

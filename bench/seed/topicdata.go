@@ -53,14 +53,15 @@ func PersonURN(n int) string {
 	var b [32]byte
 	x := uint64(n)
 	for i := range 4 {
-		binary.BigEndian.PutUint64(b[i*8:], splitmix64(x+uint64(i)<<62))
+		binary.BigEndian.PutUint64(b[i*8:], Mix(x+uint64(i)<<62))
 	}
 	// The first 8 bytes are a bijection of n: distinct n, distinct URNs.
 	return "ACoAA" + base64.RawURLEncoding.EncodeToString(b[:])[:34]
 }
 
-// splitmix64 is a bijective mix of 64 bits (Steele, Lea and Flood).
-func splitmix64(x uint64) uint64 {
+// Mix is SplitMix64's step: a bijective mix of 64 bits (Steele, Lea and
+// Flood), for the generators' pseudo-random numbers.
+func Mix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
