@@ -38,6 +38,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
 	"github.com/trawlhq/trawl/bench/internal/benchkit"
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
@@ -91,7 +92,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "engine %s, %d results, %d CPUs\n", o.engine, o.rows, runtime.NumCPU())
 	start := time.Now()
-	if err := seed(ctx, st, sr.ID, o.rows, o.batch); err != nil {
+	if err := seedResults(ctx, st, sr.ID, o.rows, o.batch); err != nil {
 		return err
 	}
 	took := time.Since(start)
@@ -239,7 +240,7 @@ func fixture(ctx context.Context, st *store.Store) (string, search.Search, error
 		Keywords: []string{"golang"}, TimeFrame: search.DefaultTimeFrame, MaxResults: search.DefaultMaxResults,
 		Frequency: search.Daily, SearchType: search.DefaultSearchType,
 	}}
-	if err := st.SeedSearch(ctx, &sr); err != nil {
+	if err := seed.Search(ctx, st, &sr); err != nil {
 		return "", search.Search{}, err
 	}
 	return key, sr, nil
@@ -251,11 +252,11 @@ var (
 	benchLocations = []string{"Berlin, Germany", "Austin, TX", "London, UK", "Paris, France", ""}
 )
 
-// seed stores n generated results, oldest first, in batches; generation of
+// seedResults stores n generated results, oldest first, in batches; generation of
 // the next batch overlaps the writing of the current one.
-func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) error {
+func seedResults(ctx context.Context, st *store.Store, searchID string, n, batch int) error {
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	gen := store.NewSyntheticItems(base, 2)
+	gen := seed.NewItems(base, 2)
 	batches := make(chan []source.Item, 1)
 	go func() {
 		defer close(batches)
@@ -277,7 +278,7 @@ func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) e
 	var total int64
 	for items := range batches {
 		var err error
-		if total, err = st.SeedResults(ctx, searchID, base.AddDate(1, 0, 0), items); err != nil {
+		if total, err = seed.Results(ctx, st, searchID, base.AddDate(1, 0, 0), items); err != nil {
 			return err
 		}
 	}

@@ -3,8 +3,8 @@
 // encoding) over a realistic pool. It seeds -people people with
 // firmographics, -posts posts published over the 30 days before "now"
 // whose text is drawn from a vocabulary with a long tail, and -engagements
-// engagements spread over the posts with a heavy tail (store.SeedPeople,
-// store.SeedPoolPosts, store.SeedPoolEngagements), and prints the seeding
+// engagements spread over the posts with a heavy tail (seed.People,
+// seed.PoolPosts, seed.PoolEngagements), and prints the seeding
 // time and the database size. Then it runs typical queries (2-3 keywords,
 // 30 days, 0-2 firmographic filters; a narrow, a broad, a strength-3 and a
 // 7-day one beside them) for each page of -pages, -reps times each, and
@@ -182,7 +182,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	t := newTruth(sc, g)
 	fmt.Fprintf(out, "generator ready in %s (largest post: %d engagements)\n",
 		time.Since(start).Round(time.Millisecond), slices.Max(g.counts))
-	if err := seed(ctx, st, g, t, o, out); err != nil {
+	if err := seedPool(ctx, st, g, t, o, out); err != nil {
 		return err
 	}
 	if err := packPostings(ctx, st, o.postings, o.logged, out); err != nil {

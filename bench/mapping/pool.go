@@ -11,8 +11,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/source/pronet"
-	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
 )
 
@@ -164,7 +164,7 @@ func (g *pool) person(n int) topic.Profile {
 	first, last := g.firstNames[r.intn(len(g.firstNames))], g.lastNames[r.intn(len(g.lastNames))]
 	username := strings.ToLower(first+"-"+last) + "-" + strconv.Itoa(n)
 	p := topic.Profile{
-		URN: store.SyntheticPersonURN(n), Username: username, FullName: first + " " + last, FirstName: first, LastName: last,
+		URN: seed.PersonURN(n), Username: username, FullName: first + " " + last, FirstName: first, LastName: last,
 		Avatar:    "https://media.licdn.com/dms/image/v2/C4D03AQ" + strconv.Itoa(n) + "/profile-displayphoto-shrink_100_100/0/",
 		PronetURL: "https://www.linkedin.com/in/" + username,
 	}
@@ -224,8 +224,8 @@ func (g *pool) title(r *rng) string {
 }
 
 // post returns post n and its text.
-func (g *pool) post(n int) (store.SeedPoolPost, string) {
-	urn := store.SyntheticPostURN(n)
+func (g *pool) post(n int) (seed.PoolPost, string) {
+	urn := seed.PostURN(n)
 	posted := g.postedAt(n)
 	author := g.person(g.author(n))
 	r := newRNG(streamPost, uint64(n)<<1|1)
@@ -262,7 +262,7 @@ func (g *pool) post(n int) (store.SeedPoolPost, string) {
 	}
 	seen := earliest(posted.Add(time.Duration(1+r.intn(120))*time.Minute), g.now)
 	hydrated := earliest(posted.Add(5*24*time.Hour), g.now)
-	return store.SeedPoolPost{Post: topic.Post{URN: urn, PostedAt: posted, Record: raw}, SeenAt: seen,
+	return seed.PoolPost{Post: topic.Post{URN: urn, PostedAt: posted, Record: raw}, SeenAt: seen,
 		HydratedAt: hydrated, Engagements: int(g.counts[n])}, text
 }
 
@@ -270,8 +270,8 @@ func (g *pool) post(n int) (store.SeedPoolPost, string) {
 // the index of each one's person. Engagers are drawn with a skew, each at
 // most once per type; they engage within 30 days of the post, most within
 // the first day, and before now.
-func (g *pool) postEngagements(n int, dst []store.SeedPoolEngagement, who []int32) ([]store.SeedPoolEngagement, []int32) {
-	urn := store.SyntheticPostURN(n)
+func (g *pool) postEngagements(n int, dst []seed.PoolEngagement, who []int32) ([]seed.PoolEngagement, []int32) {
+	urn := seed.PostURN(n)
 	posted := g.postedAt(n)
 	r := newRNG(streamEngagement, uint64(n))
 	taken := make(map[int32]bool, g.counts[n])
@@ -295,7 +295,7 @@ func (g *pool) postEngagements(n int, dst []store.SeedPoolEngagement, who []int3
 			delay = time.Duration(r.float() * float64(max(room, 0)))
 		}
 		at := posted.Add(delay).Truncate(time.Millisecond)
-		e := store.SeedPoolEngagement{PostURN: urn, PersonURN: store.SyntheticPersonURN(int(p)), Type: "like", At: at, SeenAt: at}
+		e := seed.PoolEngagement{PostURN: urn, PersonURN: seed.PersonURN(int(p)), Type: "like", At: at, SeenAt: at}
 		switch {
 		case delay < 24*time.Hour:
 			e.Interval = topic.Day1
@@ -328,26 +328,17 @@ func earliest(a, b time.Time) time.Time {
 	return b
 }
 
-// rng is splitmix64: small, fast and good enough for benchmark data.
+// rng is SplitMix64 (seed.Mix): small, fast and good enough for benchmark data.
 type rng struct{ s uint64 }
 
 func newRNG(stream, n uint64) rng {
-	return rng{s: mix(stream*0x9e3779b97f4a7c15 ^ mix(n))}
-}
-
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return rng{s: seed.Mix(stream*0x9e3779b97f4a7c15 ^ seed.Mix(n))}
 }
 
 func (r *rng) next() uint64 {
+	z := seed.Mix(r.s)
 	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	return z
 }
 
 // float is uniform in [0, 1).

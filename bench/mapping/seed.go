@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
@@ -68,7 +69,7 @@ func (t *truth) postMask(text string) uint32 {
 	return m
 }
 
-func (t *truth) engagementsOf(mask uint32, es []store.SeedPoolEngagement, who []int32) {
+func (t *truth) engagementsOf(mask uint32, es []seed.PoolEngagement, who []int32) {
 	for m := mask; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		any := false
@@ -96,18 +97,18 @@ func (t *truth) people(i int) int64 {
 	return int64(n)
 }
 
-// seed loads the people, the posts and the engagements, each in batches
+// seedPool loads the people, the posts and the engagements, each in batches
 // whose generation overlaps the writing of the previous one.
-func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, out io.Writer) error {
-	seedPeople := func(b []topic.Profile) (int64, error) { return st.SeedPeople(ctx, benchNow.Add(-31*24*time.Hour), b) }
-	seedPosts := func(b []store.SeedPoolPost) (int64, error) { return st.SeedPoolPosts(ctx, b) }
-	seedEngagements := func(b []store.SeedPoolEngagement) (int64, error) { return st.SeedPoolEngagements(ctx, b) }
+func seedPool(ctx context.Context, st *store.Store, g *pool, t *truth, o options, out io.Writer) error {
+	seedPeople := func(b []topic.Profile) (int64, error) { return seed.People(ctx, st, benchNow.Add(-31*24*time.Hour), b) }
+	seedPosts := func(b []seed.PoolPost) (int64, error) { return seed.PoolPosts(ctx, st, b) }
+	seedEngagements := func(b []seed.PoolEngagement) (int64, error) { return seed.PoolEngagements(ctx, st, b) }
 	if o.reuse != "" {
 		// Generate (for the benchmark's own count) without writing.
 		o.keepIndexes = true
 		seedPeople = func(b []topic.Profile) (int64, error) { return int64(len(b)), nil }
-		seedPosts = func(b []store.SeedPoolPost) (int64, error) { return int64(len(b)), nil }
-		seedEngagements = func(b []store.SeedPoolEngagement) (int64, error) { return int64(len(b)), nil }
+		seedPosts = func(b []seed.PoolPost) (int64, error) { return int64(len(b)), nil }
+		seedEngagements = func(b []seed.PoolEngagement) (int64, error) { return int64(len(b)), nil }
 	}
 	if st.Dialect() == store.SQLite {
 		// The loader's own connection (the writer, the only one) keeps the
@@ -120,7 +121,7 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 	restore := func(context.Context) error { return nil }
 	if !o.keepIndexes {
 		var err error
-		if restore, err = st.DeferPoolIndexes(ctx); err != nil {
+		if restore, err = seed.DeferPoolIndexes(ctx, st); err != nil {
 			return err
 		}
 	}
@@ -150,10 +151,10 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 
 	start = time.Now()
 	masks := make([]uint32, g.posts)
-	n, err = pipe(ctx, func(emit func([]store.SeedPoolPost) bool) {
+	n, err = pipe(ctx, func(emit func([]seed.PoolPost) bool) {
 		batch := max(1, o.batch/4) // a post is about 2 KB with its text indexed
 		for lo := 0; lo < g.posts; lo += batch {
-			b := make([]store.SeedPoolPost, 0, batch)
+			b := make([]seed.PoolPost, 0, batch)
 			for i := lo; i < min(lo+batch, g.posts); i++ {
 				p, text := g.post(i)
 				masks[i] = t.postMask(text)
@@ -173,9 +174,9 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 	report(out, "posts", n, time.Since(start))
 
 	start = time.Now()
-	n, err = pipe(ctx, func(emit func([]store.SeedPoolEngagement) bool) {
+	n, err = pipe(ctx, func(emit func([]seed.PoolEngagement) bool) {
 		var who []int32
-		b := make([]store.SeedPoolEngagement, 0, o.batch+perPostCap)
+		b := make([]seed.PoolEngagement, 0, o.batch+perPostCap)
 		for i := range g.posts {
 			from := len(b)
 			b, who = g.postEngagements(i, b, who)
@@ -184,7 +185,7 @@ func seed(ctx context.Context, st *store.Store, g *pool, t *truth, o options, ou
 				if !emit(b) {
 					return
 				}
-				b, who = make([]store.SeedPoolEngagement, 0, o.batch+perPostCap), who[:0]
+				b, who = make([]seed.PoolEngagement, 0, o.batch+perPostCap), who[:0]
 			}
 		}
 	}, seedEngagements)
@@ -306,7 +307,7 @@ func pipe[T any](ctx context.Context, produce func(emit func([]T) bool), insert 
 // printSize prints the database's size: the SQLite files, or the pool
 // tables' total relation sizes on PostgreSQL; and the pool tables' share.
 func printSize(ctx context.Context, st *store.Store, path string, out io.Writer) error {
-	tables := append(slices.Clone(store.PoolTables), "mapping_engagers", "mapping_people", "mapping_postings")
+	tables := append(slices.Clone(seed.PoolTables), "mapping_engagers", "mapping_people", "mapping_postings")
 	if st.Dialect() == store.Postgres {
 		var total int64
 		for _, tbl := range tables {

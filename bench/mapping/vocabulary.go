@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
+
+	"github.com/trawlhq/trawl/bench/seed"
 )
 
 // vocabulary draws post texts: common words, business words and a long
@@ -45,7 +47,7 @@ func newVocabulary() *vocabulary {
 	// them a listed word or a part of a topical phrase.
 	space := uint64(85 * 85 * 86)
 	for i := 0; len(v.tail) < tailWords; i++ {
-		w := syllables(int(mix(uint64(i)) % space))
+		w := syllables(int(seed.Mix(uint64(i)) % space))
 		if !known[w] {
 			known[w] = true
 			v.tail = append(v.tail, w)

@@ -29,6 +29,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
 	"github.com/trawlhq/trawl/bench/internal/benchkit"
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/search"
@@ -92,7 +93,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	fmt.Fprintf(out, "engine %s, %d results, page size %d, %d timed requests per scenario\n", o.engine, o.rows, o.limit, o.requests)
 
 	start := time.Now()
-	if err := seed(ctx, st, sr.ID, o.rows, o.batch); err != nil {
+	if err := seedResults(ctx, st, sr.ID, o.rows, o.batch); err != nil {
 		return err
 	}
 	took := time.Since(start)
@@ -104,7 +105,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	// The deep page's cursor; checkPage verifies that it lands where it should.
 	deepCursor := ""
 	if o.deep > 0 {
-		if deepCursor, err = st.ResultCursorAfter(ctx, sr.ID, o.deep); err != nil {
+		if deepCursor, err = seed.ResultCursorAfter(ctx, st, sr.ID, o.deep); err != nil {
 			return err
 		}
 	}
@@ -166,11 +167,11 @@ func fixture(ctx context.Context, st *store.Store) (string, search.Search, error
 	return key, sr, nil
 }
 
-// seed stores n generated results, oldest first, in batches; generation of
+// seedResults stores n generated results, oldest first, in batches; generation of
 // the next batch overlaps the writing of the current one.
-func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) error {
+func seedResults(ctx context.Context, st *store.Store, searchID string, n, batch int) error {
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	gen := store.NewSyntheticItems(base, 2)
+	gen := seed.NewItems(base, 2)
 	batches := make(chan []source.Item, 1)
 	go func() {
 		defer close(batches)
@@ -189,7 +190,7 @@ func seed(ctx context.Context, st *store.Store, searchID string, n, batch int) e
 	var total int64
 	for items := range batches {
 		var err error
-		if total, err = st.SeedResults(ctx, searchID, base.AddDate(1, 0, 0), items); err != nil {
+		if total, err = seed.Results(ctx, st, searchID, base.AddDate(1, 0, 0), items); err != nil {
 			return err
 		}
 	}
@@ -268,7 +269,7 @@ func checkPage(body []byte, firstItem, limit int) error {
 	if !p.Success || len(p.Data) != want {
 		return fmt.Errorf("page has %d results, want %d", len(p.Data), want)
 	}
-	if id := store.SyntheticItemID(firstItem); p.Data[0].ID != id {
+	if id := seed.ItemID(firstItem); p.Data[0].ID != id {
 		return fmt.Errorf("page starts at %s, want %s", p.Data[0].ID, id)
 	}
 	return nil
@@ -283,8 +284,8 @@ func measureStore(ctx context.Context, st *store.Store, sr search.Search, sc sce
 		if err != nil {
 			return benchkit.Result{}, err
 		}
-		if len(page.Items) == 0 || page.Items[0].ID != store.SyntheticItemID(sc.firstItem) {
-			return benchkit.Result{}, fmt.Errorf("store page does not start at %s", store.SyntheticItemID(sc.firstItem))
+		if len(page.Items) == 0 || page.Items[0].ID != seed.ItemID(sc.firstItem) {
+			return benchkit.Result{}, fmt.Errorf("store page does not start at %s", seed.ItemID(sc.firstItem))
 		}
 		if i >= warmup {
 			res.Latencies = append(res.Latencies, took)

@@ -1,7 +1,7 @@
 // Command topicengagers measures the latency of a topic's deduplicated
 // engagers list, GET /v1/topics/{id}/engagements, with many engagers: it
 // seeds one topic with -engagements engagements of distinct people on -posts
-// posts (with store.SeedTopicPosts and store.SeedTopicEngagements), starts
+// posts (with seed.TopicPosts and seed.TopicEngagements), starts
 // the real HTTP API in-process on loopback, then prints p50/p95/p99 for the
 // first page and for a deep page, by page number and by cursor, each over
 // HTTP and as the store call alone (store.TopicEngagers), and checks their
@@ -34,6 +34,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
 
 	"github.com/trawlhq/trawl/bench/internal/benchkit"
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
@@ -101,7 +102,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 	l := newLayout(o.engagements, o.posts)
 	start := time.Now()
-	if err := seed(ctx, st, t.ID, l, o.batch); err != nil {
+	if err := seedTopic(ctx, st, t.ID, l, o.batch); err != nil {
 		return err
 	}
 	took := time.Since(start)
@@ -178,7 +179,7 @@ func fixture(ctx context.Context, st *store.Store) (string, topic.Topic, error) 
 // engagers list, newest first, is the posts from the last, each sorted on
 // its own.
 type layout struct {
-	data    store.SyntheticTopicData
+	data    seed.TopicData
 	base    time.Time
 	spacing time.Duration
 	posts   int
@@ -187,7 +188,7 @@ type layout struct {
 
 func newLayout(engagements, posts int) layout {
 	base := time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
-	return layout{data: store.NewSyntheticTopicData(base.Add(-24 * time.Hour)), base: base,
+	return layout{data: seed.NewTopicData(base.Add(-24 * time.Hour)), base: base,
 		spacing: 25 * 24 * time.Hour / time.Duration(posts), posts: posts, perPost: engagements / posts}
 }
 
@@ -198,10 +199,10 @@ func (l layout) linkedAt(p int) time.Time {
 func (l layout) hydratedAt(p int) time.Time { return l.linkedAt(p).Add(l.spacing / 2) }
 
 // engagement returns engagement n (by person n) of post n / perPost.
-func (l layout) engagement(n int) store.SeedEngagement {
+func (l layout) engagement(n int) seed.Engagement {
 	p := n / l.perPost
-	urn := store.SyntheticPostURN(p)
-	e := store.SeedEngagement{PostURN: urn, Person: l.data.Person(n), Type: "like", At: l.hydratedAt(p), Interval: topic.Rediscovery}
+	urn := seed.PostURN(p)
+	e := seed.Engagement{PostURN: urn, Person: l.data.Person(n), Type: "like", At: l.hydratedAt(p), Interval: topic.Rediscovery}
 	if p == 0 {
 		e.Interval = topic.Initial
 	}
@@ -217,22 +218,22 @@ func (l layout) engagement(n int) store.SeedEngagement {
 	return e
 }
 
-// seed stores the posts, then the engagements in batches; generation of the
+// seedTopic stores the posts, then the engagements in batches; generation of the
 // next batch overlaps the writing of the current one.
-func seed(ctx context.Context, st *store.Store, topicID string, l layout, batch int) error {
-	posts := make([]store.SeedPost, l.posts)
+func seedTopic(ctx context.Context, st *store.Store, topicID string, l layout, batch int) error {
+	posts := make([]seed.Post, l.posts)
 	for p := range posts {
-		posts[p] = store.SeedPost{Post: l.data.Post(p), LinkedAt: l.linkedAt(p), Interval: topic.Rediscovery, HydratedAt: l.hydratedAt(p)}
+		posts[p] = seed.Post{Post: l.data.Post(p), LinkedAt: l.linkedAt(p), Interval: topic.Rediscovery, HydratedAt: l.hydratedAt(p)}
 	}
 	posts[0].Interval = topic.Initial
-	if n, err := st.SeedTopicPosts(ctx, topicID, posts); err != nil {
+	if n, err := seed.TopicPosts(ctx, st, topicID, posts); err != nil {
 		return err
 	} else if n != int64(l.posts) {
 		return fmt.Errorf("seeded %d posts, want %d", n, l.posts)
 	}
 	total := l.posts * l.perPost
 	type chunk struct {
-		es []store.SeedEngagement
+		es []seed.Engagement
 		at time.Time // when they were linked: the hydration of the last one's post
 	}
 	batches := make(chan chunk, 1)
@@ -240,7 +241,7 @@ func seed(ctx context.Context, st *store.Store, topicID string, l layout, batch 
 		defer close(batches)
 		for start := 0; start < total; start += batch {
 			end := min(start+batch, total)
-			c := chunk{es: make([]store.SeedEngagement, 0, end-start), at: l.hydratedAt((end - 1) / l.perPost)}
+			c := chunk{es: make([]seed.Engagement, 0, end-start), at: l.hydratedAt((end - 1) / l.perPost)}
 			for n := start; n < end; n++ {
 				c.es = append(c.es, l.engagement(n))
 			}
@@ -254,7 +255,7 @@ func seed(ctx context.Context, st *store.Store, topicID string, l layout, batch 
 	var stored int64
 	for c := range batches {
 		var err error
-		if stored, err = st.SeedTopicEngagements(ctx, topicID, c.at, c.es); err != nil {
+		if stored, err = seed.TopicEngagements(ctx, st, topicID, c.at, c.es); err != nil {
 			return err
 		}
 	}
@@ -269,13 +270,13 @@ func seed(ctx context.Context, st *store.Store, topicID string, l layout, batch 
 
 // engager returns the k-th engager (from 0) of the list, newest first:
 // latest engagement first, ties by person URN, descending.
-func (l layout) engager(k int) store.SeedEngagement {
+func (l layout) engager(k int) seed.Engagement {
 	p := l.posts - 1 - k/l.perPost
-	es := make([]store.SeedEngagement, l.perPost)
+	es := make([]seed.Engagement, l.perPost)
 	for i := range es {
 		es[i] = l.engagement(p*l.perPost + i)
 	}
-	slices.SortFunc(es, func(a, b store.SeedEngagement) int {
+	slices.SortFunc(es, func(a, b seed.Engagement) int {
 		return cmp.Or(b.At.Compare(a.At), cmp.Compare(b.Person.URN, a.Person.URN))
 	})
 	return es[k%l.perPost]

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
@@ -157,26 +158,26 @@ func newExportFixture(t *testing.T, engine store.Dialect) *exportFixture {
 	}
 	fx.topicID = tp.ID
 	base := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	gen := store.NewSyntheticTopicData(base)
-	var posts []store.SeedPost
+	gen := seed.NewTopicData(base)
+	var posts []seed.Post
 	for n := range 3 {
-		posts = append(posts, store.SeedPost{Post: gen.Post(n), LinkedAt: base, Interval: topic.Initial})
+		posts = append(posts, seed.Post{Post: gen.Post(n), LinkedAt: base, Interval: topic.Initial})
 	}
-	if _, err := st.SeedTopicPosts(ctx, tp.ID, posts); err != nil {
+	if _, err := seed.TopicPosts(ctx, st, tp.ID, posts); err != nil {
 		t.Fatal(err)
 	}
 	people := exportPeople()
-	var es []store.SeedEngagement
+	var es []seed.Engagement
 	for i, p := range people {
 		fx.people[p.Username] = p
-		e := store.SeedEngagement{PostURN: posts[i%len(posts)].URN, Person: p, Type: "like", ReactionType: "LIKE",
+		e := seed.Engagement{PostURN: posts[i%len(posts)].URN, Person: p, Type: "like", ReactionType: "LIKE",
 			At: base.Add(time.Duration(i/2) * time.Minute), Interval: topic.Initial}
 		if i%2 == 0 {
 			e.Type, e.ReactionType, e.Text, e.CommentURN = "comment", "", exportTexts[i%len(exportTexts)], fmt.Sprintf("urn:li:comment:%d", i)
 		}
 		es = append(es, e)
 	}
-	if _, err := st.SeedTopicEngagements(ctx, tp.ID, base.Add(time.Hour), es); err != nil {
+	if _, err := seed.TopicEngagements(ctx, st, tp.ID, base.Add(time.Hour), es); err != nil {
 		t.Fatal(err)
 	}
 
@@ -184,12 +185,12 @@ func newExportFixture(t *testing.T, engine store.Dialect) *exportFixture {
 	// cover both kinds of author in one list.
 	sr := search.Search{AccountID: fx.account, Name: "export", Kind: "pronet-posts",
 		Definition: search.Definition{Keywords: []string{"sales"}}}
-	if err := st.SeedSearch(ctx, &sr); err != nil {
+	if err := seed.Search(ctx, st, &sr); err != nil {
 		t.Fatal(err)
 	}
 	fx.searchID = sr.ID
 	fx.items = exportItems(640, base, people)
-	if _, err := st.SeedResults(ctx, sr.ID, base, fx.items); err != nil {
+	if _, err := seed.Results(ctx, st, sr.ID, base, fx.items); err != nil {
 		t.Fatal(err)
 	}
 	fx.ts = startServer(t, env)
@@ -792,7 +793,7 @@ func testExportOpenAPI(t *testing.T, fx *exportFixture) {
 func testCSVStreams(t *testing.T, fx *exportFixture) {
 	ctx := t.Context()
 	sr := search.Search{AccountID: fx.account, Name: "big", Kind: search.KindPosts, Definition: search.Definition{Keywords: []string{"go"}}}
-	if err := fx.st.SeedSearch(ctx, &sr); err != nil {
+	if err := seed.Search(ctx, fx.st, &sr); err != nil {
 		t.Fatal(err)
 	}
 	const rowSize, rcvbuf, csvBatch = 4096, 64 << 10, 1000
@@ -812,7 +813,7 @@ func testCSVStreams(t *testing.T, fx *exportFixture) {
 		for i := start; i < min(start+2000, n+1); i++ {
 			batch = append(batch, item(i))
 		}
-		if _, err := fx.st.SeedResults(ctx, sr.ID, base, batch); err != nil {
+		if _, err := seed.Results(ctx, fx.st, sr.ID, base, batch); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -839,7 +840,7 @@ func testCSVStreams(t *testing.T, fx *exportFixture) {
 	if first[1][0] != item(n).ID {
 		t.Fatalf("first row is %s, want the newest, %s", first[1][0], item(n).ID)
 	}
-	if _, err := fx.st.SeedResults(ctx, sr.ID, base, []source.Item{item(0)}); err != nil {
+	if _, err := seed.Results(ctx, fx.st, sr.ID, base, []source.Item{item(0)}); err != nil {
 		t.Fatal(err)
 	}
 	rows := 1

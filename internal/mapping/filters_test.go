@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/source/pronet"
-	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 	"github.com/trawlhq/trawl/internal/topic"
 )
@@ -60,7 +60,7 @@ func TestSocialMappingFiltersFoldCase(t *testing.T) {
 			byURN := map[string]mapping.Person{}
 			for i := range people {
 				p := &people[i]
-				p.URN = store.SyntheticPersonURN(i)
+				p.URN = seed.PersonURN(i)
 				p.FullName = "Person " + strconv.Itoa(i)
 				title := p.JobTitle
 				if title == "" {
@@ -68,21 +68,21 @@ func TestSocialMappingFiltersFoldCase(t *testing.T) {
 				}
 				byURN[p.URN] = mapping.Person{URN: p.URN, JobTitle: title, CompanyDomain: p.CompanyDomain, Industry: p.Industry, Country: p.Country}
 			}
-			if _, err := s.SeedPeople(ctx, now.Add(-time.Hour), people); err != nil {
+			if _, err := seed.People(ctx, s, now.Add(-time.Hour), people); err != nil {
 				t.Fatal(err)
 			}
-			urn := store.SyntheticPostURN(1)
+			urn := seed.PostURN(1)
 			rec, _ := json.Marshal(pronet.Post{Text: "RevOps matters", URN: urn, PostedDateTimestamp: now.Add(-day).UnixMilli()})
-			post := store.SeedPoolPost{Post: topic.Post{URN: urn, PostedAt: now.Add(-day), Record: rec}, SeenAt: now.Add(-day)}
-			if _, err := s.SeedPoolPosts(ctx, []store.SeedPoolPost{post}); err != nil {
+			post := seed.PoolPost{Post: topic.Post{URN: urn, PostedAt: now.Add(-day), Record: rec}, SeenAt: now.Add(-day)}
+			if _, err := seed.PoolPosts(ctx, s, []seed.PoolPost{post}); err != nil {
 				t.Fatal(err)
 			}
-			var es []store.SeedPoolEngagement
+			var es []seed.PoolEngagement
 			for i, p := range people {
 				at := now.Add(-time.Duration(i+1) * time.Minute)
-				es = append(es, store.SeedPoolEngagement{PostURN: urn, PersonURN: p.URN, Type: "like", At: at, SeenAt: at, Interval: topic.Initial})
+				es = append(es, seed.PoolEngagement{PostURN: urn, PersonURN: p.URN, Type: "like", At: at, SeenAt: at, Interval: topic.Initial})
 			}
-			if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
+			if _, err := seed.PoolEngagements(ctx, s, es); err != nil {
 				t.Fatal(err)
 			}
 			check := func(state string) {
@@ -142,7 +142,7 @@ func TestSocialMappingFiltersMany(t *testing.T) {
 			people := make([]topic.Profile, n)
 			byURN := map[string]mapping.Person{}
 			for i := range people {
-				p := topic.Profile{URN: store.SyntheticPersonURN(i), FullName: "Person " + strconv.Itoa(i),
+				p := topic.Profile{URN: seed.PersonURN(i), FullName: "Person " + strconv.Itoa(i),
 					JobTitle: []string{"Head of Sales", "Engineer", "", "GESCHÄFTSFÜHRER"}[i%4], Headline: "Sales at X",
 					CompanySize: sizes[i%3], Country: countries[i%4], Industry: []string{"Software Development", "Ärzte"}[i%2]}
 				if i%5 != 0 {
@@ -156,21 +156,21 @@ func TestSocialMappingFiltersMany(t *testing.T) {
 				byURN[p.URN] = mapping.Person{URN: p.URN, JobTitle: title, CompanySize: p.CompanySize, Country: p.Country,
 					Industry: p.Industry, Followers: p.Followers}
 			}
-			if _, err := s.SeedPeople(ctx, now.Add(-time.Hour), people); err != nil {
+			if _, err := seed.People(ctx, s, now.Add(-time.Hour), people); err != nil {
 				t.Fatal(err)
 			}
-			urn := store.SyntheticPostURN(1)
+			urn := seed.PostURN(1)
 			rec, _ := json.Marshal(pronet.Post{Text: "RevOps matters", URN: urn, PostedDateTimestamp: now.Add(-day).UnixMilli()})
-			post := store.SeedPoolPost{Post: topic.Post{URN: urn, PostedAt: now.Add(-day), Record: rec}, SeenAt: now.Add(-day)}
-			if _, err := s.SeedPoolPosts(ctx, []store.SeedPoolPost{post}); err != nil {
+			post := seed.PoolPost{Post: topic.Post{URN: urn, PostedAt: now.Add(-day), Record: rec}, SeenAt: now.Add(-day)}
+			if _, err := seed.PoolPosts(ctx, s, []seed.PoolPost{post}); err != nil {
 				t.Fatal(err)
 			}
-			es := make([]store.SeedPoolEngagement, n)
+			es := make([]seed.PoolEngagement, n)
 			for i, p := range people {
 				at := now.Add(-time.Duration(i+1) * time.Second)
-				es[i] = store.SeedPoolEngagement{PostURN: urn, PersonURN: p.URN, Type: "like", At: at, SeenAt: at, Interval: topic.Initial}
+				es[i] = seed.PoolEngagement{PostURN: urn, PersonURN: p.URN, Type: "like", At: at, SeenAt: at, Interval: topic.Initial}
 			}
-			if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
+			if _, err := seed.PoolEngagements(ctx, s, es); err != nil {
 				t.Fatal(err)
 			}
 			filters := []mapping.Filters{

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/search"
@@ -39,7 +40,7 @@ func benchSaveRun(b *testing.B, engine store.Dialect) {
 	s := storetest.Open(b, engine, nil)
 	sr := benchSearch(b, s)
 	base := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	gen := store.NewSyntheticItems(base, 1)
+	gen := seed.NewItems(base, 1)
 
 	var stored, seen int
 	page := make([]source.Item, benchPageSize)
@@ -92,22 +93,22 @@ func benchSearch(b testing.TB, s *store.Store) search.Search {
 
 // The bulk-loading helpers of the benchmarks must agree with the real
 // paths: seeding skips stored posts, and a cursor made by
-// ResultCursorAfter is the one paging hands out at that point.
+// seed.ResultCursorAfter is the one paging hands out at that point.
 func TestSeedResultsAndCursorAfter(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		ctx := context.Background()
 		s := storetest.Open(t, engine, nil)
 		sr := benchSearch(t, s)
 		base := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-		gen := store.NewSyntheticItems(base, 3) // ties on the page key
+		gen := seed.NewItems(base, 3) // ties on the page key
 		var items []source.Item
 		for n := range 25 {
 			items = append(items, gen.Item(n))
 		}
-		if _, err := s.SeedResults(ctx, sr.ID, base, items[:15]); err != nil {
+		if _, err := seed.Results(ctx, s, sr.ID, base, items[:15]); err != nil {
 			t.Fatal(err)
 		}
-		total, err := s.SeedResults(ctx, sr.ID, base, items[10:])
+		total, err := seed.Results(ctx, s, sr.ID, base, items[10:])
 		if err != nil || total != 25 {
 			t.Fatalf("seeded total %d, %v; want 25 (overlap skipped)", total, err)
 		}
@@ -122,7 +123,7 @@ func TestSeedResultsAndCursorAfter(t *testing.T) {
 				t.Fatal(err)
 			}
 			cursor = page.NextCursor
-			direct, err := s.ResultCursorAfter(ctx, sr.ID, after)
+			direct, err := seed.ResultCursorAfter(ctx, s, sr.ID, after)
 			if err != nil || direct != cursor {
 				t.Fatalf("cursor after %d: %q, %v; paging gave %q", after, direct, err, cursor)
 			}
@@ -131,7 +132,7 @@ func TestSeedResultsAndCursorAfter(t *testing.T) {
 		if err != nil || len(last.Items) != 5 || last.Items[4].ID != items[0].ID {
 			t.Fatalf("last page: %d items, %v; want the 5 oldest", len(last.Items), err)
 		}
-		if _, err := s.ResultCursorAfter(ctx, sr.ID, 26); !errors.Is(err, store.ErrNotFound) {
+		if _, err := seed.ResultCursorAfter(ctx, s, sr.ID, 26); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("cursor after 26 of 25: %v, want ErrNotFound", err)
 		}
 	})

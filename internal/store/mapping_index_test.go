@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
@@ -125,23 +126,23 @@ func fixturePoolAt(t *testing.T, engine store.Dialect, version int64) *store.Sto
 	}
 	// Values SQL does not fold: left to the next profile read.
 	people[0].JobTitle, people[0].Industry, people[0].CompanyDomain = "Geschäftsführer", "ÄRZTE", "MÜNCHEN.example.de"
-	if _, err := s.SeedPeople(ctx, mapNow.Add(-day), people); err != nil {
+	if _, err := seed.People(ctx, s, mapNow.Add(-day), people); err != nil {
 		t.Fatal(err)
 	}
-	var posts []store.SeedPoolPost
+	var posts []seed.PoolPost
 	for _, p := range fxPosts {
-		posts = append(posts, store.SeedPoolPost{Post: topic.Post{URN: fxPostURN(p.Key), PostedAt: p.Posted, Record: fxRecord(p)},
+		posts = append(posts, seed.PoolPost{Post: topic.Post{URN: fxPostURN(p.Key), PostedAt: p.Posted, Record: fxRecord(p)},
 			SeenAt: p.Posted})
 	}
-	if _, err := s.SeedPoolPosts(ctx, posts); err != nil {
+	if _, err := seed.PoolPosts(ctx, s, posts); err != nil {
 		t.Fatal(err)
 	}
-	var es []store.SeedPoolEngagement
+	var es []seed.PoolEngagement
 	for _, e := range fxEngagements {
-		es = append(es, store.SeedPoolEngagement{PostURN: fxPostURN(e.Post), PersonURN: fxPersonURN(e.Person), Type: e.Kind,
+		es = append(es, seed.PoolEngagement{PostURN: fxPostURN(e.Post), PersonURN: fxPersonURN(e.Person), Type: e.Kind,
 			At: e.At, SeenAt: e.At, Interval: topic.Initial})
 	}
-	if _, err := s.SeedPoolEngagements(ctx, es); err != nil {
+	if _, err := seed.PoolEngagements(ctx, s, es); err != nil {
 		t.Fatal(err)
 	}
 	return s

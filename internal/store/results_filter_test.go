@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source"
@@ -63,22 +64,22 @@ func TestAuthorFiltersFoldCase(t *testing.T) {
 		if err := st.CreateTopic(ctx, &tp, time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		post := store.NewSyntheticTopicData(base).Post(1)
-		if _, err := st.SeedTopicPosts(ctx, tp.ID, []store.SeedPost{{Post: post, LinkedAt: base, Interval: topic.Initial}}); err != nil {
+		post := seed.NewTopicData(base).Post(1)
+		if _, err := seed.TopicPosts(ctx, st, tp.ID, []seed.Post{{Post: post, LinkedAt: base, Interval: topic.Initial}}); err != nil {
 			t.Fatal(err)
 		}
-		var es []store.SeedEngagement
+		var es []seed.Engagement
 		for i := range people {
 			p := &people[i]
 			p.URN, p.Username = "urn:li:person:f"+strconv.Itoa(i), "member-"+strconv.Itoa(i)
-			es = append(es, store.SeedEngagement{PostURN: post.URN, Person: *p, Type: "like", At: base.Add(time.Duration(i) * time.Minute), Interval: topic.Initial})
+			es = append(es, seed.Engagement{PostURN: post.URN, Person: *p, Type: "like", At: base.Add(time.Duration(i) * time.Minute), Interval: topic.Initial})
 		}
-		if _, err := st.SeedTopicEngagements(ctx, tp.ID, base, es); err != nil {
+		if _, err := seed.TopicEngagements(ctx, st, tp.ID, base, es); err != nil {
 			t.Fatal(err)
 		}
 		// Results: pronet ones by each person (and by someone never collected), microblog ones by each profile.
 		sr := search.Search{AccountID: a.ID, Name: "s", Kind: "pronet-posts"}
-		if err := st.SeedSearch(ctx, &sr); err != nil {
+		if err := seed.Search(ctx, st, &sr); err != nil {
 			t.Fatal(err)
 		}
 		var items []source.Item
@@ -95,7 +96,7 @@ func TestAuthorFiltersFoldCase(t *testing.T) {
 			}
 			items = append(items, it)
 		}
-		if _, err := st.SeedResults(ctx, sr.ID, base, items); err != nil {
+		if _, err := seed.Results(ctx, st, sr.ID, base, items); err != nil {
 			t.Fatal(err)
 		}
 		byUsername := map[string]store.Person{}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/clock"
 	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
@@ -24,14 +25,14 @@ func TestLatestEngagementPayload(t *testing.T) {
 			s := storetest.Open(t, engine, clk.Now)
 			a, topics := topicBenchTopics(t, s, 2)
 			tp, empty := topics[0], topics[1]
-			data := store.NewSyntheticTopicData(topicBenchBase.Add(-48 * time.Hour))
+			data := seed.NewTopicData(topicBenchBase.Add(-48 * time.Hour))
 			post := data.Post(0)
-			if _, err := s.SeedTopicPosts(ctx, tp.ID, []store.SeedPost{{Post: post, LinkedAt: topicBenchBase, Interval: topic.Initial}}); err != nil {
+			if _, err := seed.TopicPosts(ctx, s, tp.ID, []seed.Post{{Post: post, LinkedAt: topicBenchBase, Interval: topic.Initial}}); err != nil {
 				t.Fatal(err)
 			}
 			for n, at := range []time.Time{topicBenchBase.Add(time.Hour), topicBenchBase.Add(3 * time.Hour), topicBenchBase.Add(2 * time.Hour)} {
-				e := store.SeedEngagement{PostURN: post.URN, Person: data.Person(n), Type: "comment", Text: "said " + data.Person(n).FullName, At: at, Interval: topic.Initial}
-				if _, err := s.SeedTopicEngagements(ctx, tp.ID, at, []store.SeedEngagement{e}); err != nil {
+				e := seed.Engagement{PostURN: post.URN, Person: data.Person(n), Type: "comment", Text: "said " + data.Person(n).FullName, At: at, Interval: topic.Initial}
+				if _, err := seed.TopicEngagements(ctx, s, tp.ID, at, []seed.Engagement{e}); err != nil {
 					t.Fatal(err)
 				}
 			}

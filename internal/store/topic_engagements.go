@@ -142,24 +142,6 @@ func (s *Store) paidEngagements(ctx context.Context, tx *sql.Tx, t topic.Topic, 
 	return scanStrings(rows, "engagements paid for")
 }
 
-// candidate is what seeding (topic_seed.go) builds its engagers from; the
-// rest of the store uses topic.Candidate. It goes when seeding moves out of
-// the store.
-type candidate struct {
-	id, person string
-	personID   int64
-	engaged    int64
-}
-
-// latestPerPerson is topic.LatestPerPerson for seeding's candidates.
-func latestPerPerson(cs []candidate) []topic.Candidate {
-	out := make([]topic.Candidate, len(cs))
-	for i, c := range cs {
-		out[i] = topic.Candidate{ID: c.id, Person: c.person, PersonID: c.personID, Engaged: c.engaged}
-	}
-	return topic.LatestPerPerson(out)
-}
-
 // unlinkedEngagements reads the engagements of the post the topic does not
 // link, in the order they happened.
 func (s *Store) unlinkedEngagements(ctx context.Context, tx *sql.Tx, topicID, postURN string) ([]topic.Candidate, error) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/clock"
 	"github.com/trawlhq/trawl/internal/store"
@@ -78,7 +79,7 @@ var benchReactions = []string{"LIKE", "LIKE", "LIKE", "PRAISE", "EMPATHY", "INTE
 
 // hydrationGen makes the engagements of successive posts of one topic.
 type hydrationGen struct {
-	data       store.SyntheticTopicData
+	data       seed.TopicData
 	nextPerson int
 	earlier    []int // people of the previous post, for repeats
 }
@@ -112,7 +113,7 @@ func (g *hydrationGen) found(n int, at time.Time) []topic.Found {
 			p = g.nextPerson
 			g.nextPerson++
 		}
-		urn := store.SyntheticPostURN(n)
+		urn := seed.PostURN(n)
 		out = append(out, topic.Found{Person: engagerOf(g.data.Person(p)), Type: "comment",
 			Text:       "Great point about pipeline hygiene — we saw the same after moving our SDRs to intent signals. Congrats on the round!",
 			CommentURN: "urn:li:comment:(activity:" + urn + "," + strconv.Itoa(7_300_000_000+n*100+i) + ")",
@@ -176,7 +177,7 @@ func (hb *hydrationBench) hydration(n int) topic.Hydration {
 	at := topicBenchBase.Add(6*time.Hour + time.Duration(n)*time.Second)
 	linkedAt := topicBenchBase.Add(time.Duration(n/hydrationLinkStep*hydrationLinkStep) * time.Second)
 	stage, due, _ := topic.NextFollowUp(linkedAt, at)
-	return topic.Hydration{PostURN: store.SyntheticPostURN(n), At: at, Stage: topic.Initial,
+	return topic.Hydration{PostURN: seed.PostURN(n), At: at, Stage: topic.Initial,
 		Found: hb.g.found(n, at), NextStage: stage, NextAt: &due,
 		Allocations: map[string]int64{hb.a.ID: topicBenchAllocation}}
 }
@@ -198,7 +199,7 @@ func benchSaveHydration(b *testing.B, engine store.Dialect, workers int) {
 	clk := clock.NewFake(topicBenchBase)
 	s := storetest.Open(b, engine, clk.Now)
 	a, topics := topicBenchTopics(b, s, 1)
-	hb := &hydrationBench{s: s, a: a, t: topics[0], g: &hydrationGen{data: store.NewSyntheticTopicData(topicBenchBase.Add(-48 * time.Hour))}}
+	hb := &hydrationBench{s: s, a: a, t: topics[0], g: &hydrationGen{data: seed.NewTopicData(topicBenchBase.Add(-48 * time.Hour))}}
 	hb.link(b, hydrationWarmup)
 	for n := range hydrationWarmup {
 		hb.save(b, hb.hydration(n))
@@ -267,7 +268,7 @@ func benchClaimDuePosts(b *testing.B, engine store.Dialect) {
 	now := topicBenchBase.Add(10 * 24 * time.Hour)
 	clk := clock.NewFake(now.Add(-(topic.Lifetime + 6*24*time.Hour)))
 	s := storetest.Open(b, engine, clk.Now)
-	data := store.NewSyntheticTopicData(clk.Now().Add(-24 * time.Hour))
+	data := seed.NewTopicData(clk.Now().Add(-24 * time.Hour))
 	post := 0 // the next post to make
 
 	// Stale: topics created 36 days ago whose posts of their last days
@@ -276,16 +277,16 @@ func benchClaimDuePosts(b *testing.B, engine store.Dialect) {
 	expiredAt := clk.Now().Add(topic.Lifetime)
 	staleDue := make(map[string]time.Time, claimStale)
 	for _, t := range stale {
-		var posts []store.SeedPost
+		var posts []seed.Post
 		for i := range claimStale / claimStaleTopics {
 			linked := expiredAt.Add(-time.Duration(1+i%(4*24*60)) * time.Minute)
-			p := store.SeedPost{Post: data.Post(post), LinkedAt: linked, Interval: topic.Rediscovery, HydratedAt: linked}
+			p := seed.Post{Post: data.Post(post), LinkedAt: linked, Interval: topic.Rediscovery, HydratedAt: linked}
 			p.Stage, p.DueAt, _ = topic.NextFollowUp(linked, expiredAt)
 			staleDue[p.URN] = p.DueAt
 			posts = append(posts, p)
 			post++
 		}
-		if _, err := s.SeedTopicPosts(ctx, t.ID, posts); err != nil {
+		if _, err := seed.TopicPosts(ctx, s, t.ID, posts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -301,10 +302,10 @@ func benchClaimDuePosts(b *testing.B, engine store.Dialect) {
 	due := make(map[string]time.Time, claimDue)
 	perTopic := claimTracked / claimTopics
 	for ti, t := range active {
-		var posts []store.SeedPost
+		var posts []seed.Post
 		for i := range perTopic {
 			k := i*claimTopics + ti // the due posts are spread over the topics
-			p := store.SeedPost{Post: data.Post(post), Interval: topic.Rediscovery}
+			p := seed.Post{Post: data.Post(post), Interval: topic.Rediscovery}
 			if k < claimDue {
 				p.LinkedAt = now.Add(-24*time.Hour - time.Duration(k)*10*time.Second)
 				p.Stage, p.DueAt = topic.Day1, p.LinkedAt.Add(24*time.Hour)
@@ -317,7 +318,7 @@ func benchClaimDuePosts(b *testing.B, engine store.Dialect) {
 			posts = append(posts, p)
 			post++
 		}
-		if _, err := s.SeedTopicPosts(ctx, t.ID, posts); err != nil {
+		if _, err := seed.TopicPosts(ctx, s, t.ID, posts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -379,7 +380,7 @@ func resetDue(ctx context.Context, s *store.Store, urns []string, due map[string
 }
 
 // The bulk loaders of the benchmarks must leave what the real paths leave:
-// a topic seeded with SeedTopicPosts and SeedTopicEngagements lists the same
+// a topic seeded with seed.TopicPosts and seed.TopicEngagements lists the same
 // engagers, in the same order, with the same counters, as one whose posts
 // were discovered and hydrated; and the due-post scan sees seeded schedules.
 func TestTopicSeedersMatchRealPaths(t *testing.T) {
@@ -389,37 +390,37 @@ func TestTopicSeedersMatchRealPaths(t *testing.T) {
 		hydrated, seeded := storetest.Open(t, engine, clk.Now), storetest.Open(t, engine, clk.Now)
 		ra, rt := topicBenchTopics(t, hydrated, 1)
 		_, st := topicBenchTopics(t, seeded, 2)
-		data := store.NewSyntheticTopicData(topicBenchBase.Add(-time.Hour))
+		data := seed.NewTopicData(topicBenchBase.Add(-time.Hour))
 		const posts = 3
 		run := topic.DiscoveryRun{TopicID: rt[0].ID, At: topicBenchBase, Interval: topic.Initial,
 			NextRunAt: topic.NextDaily(topicBenchBase), Allocation: topicBenchAllocation}
-		var seedPosts []store.SeedPost
+		var seedPosts []seed.Post
 		for n := range posts {
 			run.Posts = append(run.Posts, data.Post(n))
-			seedPosts = append(seedPosts, store.SeedPost{Post: data.Post(n), LinkedAt: topicBenchBase, Interval: topic.Initial,
+			seedPosts = append(seedPosts, seed.Post{Post: data.Post(n), LinkedAt: topicBenchBase, Interval: topic.Initial,
 				HydratedAt: topicBenchBase})
 		}
 		if _, err := hydrated.SaveDiscovery(ctx, run); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := seeded.SeedTopicPosts(ctx, st[0].ID, seedPosts); err != nil || n != posts {
+		if n, err := seed.TopicPosts(ctx, seeded, st[0].ID, seedPosts); err != nil || n != posts {
 			t.Fatalf("seeded %d posts, %v; want %d", n, err, posts)
 		}
 		g := &hydrationGen{data: data}
 		for n := range posts {
 			at := topicBenchBase.Add(time.Duration(n+1) * time.Hour)
 			found := g.found(n, at)
-			if _, err := hydrated.SaveHydration(ctx, topic.Hydration{PostURN: store.SyntheticPostURN(n), At: at, Stage: topic.Initial,
+			if _, err := hydrated.SaveHydration(ctx, topic.Hydration{PostURN: seed.PostURN(n), At: at, Stage: topic.Initial,
 				Found: found, Allocations: map[string]int64{ra.ID: topicBenchAllocation}}); err != nil {
 				t.Fatal(err)
 			}
 			people := map[string]topic.Profile{}
 			for p := range g.nextPerson {
-				people[store.SyntheticPersonURN(p)] = data.Person(p)
+				people[seed.PersonURN(p)] = data.Person(p)
 			}
-			var es []store.SeedEngagement
+			var es []seed.Engagement
 			for _, f := range found {
-				e := store.SeedEngagement{PostURN: store.SyntheticPostURN(n), Person: people[f.Person.URN], Type: f.Type,
+				e := seed.Engagement{PostURN: seed.PostURN(n), Person: people[f.Person.URN], Type: f.Type,
 					ReactionType: f.ReactionType, Text: f.Text, CommentURN: f.CommentURN, At: f.At, Interval: topic.Initial}
 				if e.At.IsZero() {
 					e.At = at
@@ -428,7 +429,7 @@ func TestTopicSeedersMatchRealPaths(t *testing.T) {
 			}
 			// Twice: engagements already stored are skipped.
 			for range 2 {
-				if _, err := seeded.SeedTopicEngagements(ctx, st[0].ID, at, es); err != nil {
+				if _, err := seed.TopicEngagements(ctx, seeded, st[0].ID, at, es); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -461,23 +462,23 @@ func TestTopicSeedersMatchRealPaths(t *testing.T) {
 		// The scan claims a seeded due post of an active topic, and neither
 		// one not due yet nor one whose only topic is gone.
 		now := topicBenchBase.Add(48 * time.Hour)
-		schedule := func(n int, due time.Time) store.SeedPost {
-			return store.SeedPost{Post: data.Post(n), LinkedAt: topicBenchBase, Interval: topic.Rediscovery,
+		schedule := func(n int, due time.Time) seed.Post {
+			return seed.Post{Post: data.Post(n), LinkedAt: topicBenchBase, Interval: topic.Rediscovery,
 				HydratedAt: topicBenchBase, Stage: topic.Day3, DueAt: due}
 		}
-		if _, err := seeded.SeedTopicPosts(ctx, st[0].ID,
-			[]store.SeedPost{schedule(10, now.Add(-time.Minute)), schedule(11, now.Add(time.Minute))}); err != nil {
+		if _, err := seed.TopicPosts(ctx, seeded, st[0].ID,
+			[]seed.Post{schedule(10, now.Add(-time.Minute)), schedule(11, now.Add(time.Minute))}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := seeded.SeedTopicPosts(ctx, st[1].ID, []store.SeedPost{schedule(12, now.Add(-time.Hour))}); err != nil {
+		if _, err := seed.TopicPosts(ctx, seeded, st[1].ID, []seed.Post{schedule(12, now.Add(-time.Hour))}); err != nil {
 			t.Fatal(err)
 		}
 		if err := seeded.DeleteTopic(ctx, st[1].AccountID, st[1].ID); err != nil {
 			t.Fatal(err)
 		}
 		urns, err := seeded.ClaimDuePosts(ctx, now, time.Minute, claimLimit)
-		if err != nil || len(urns) != 1 || urns[0] != store.SyntheticPostURN(10) {
-			t.Fatalf("claimed %v, %v; want only %s", urns, err, store.SyntheticPostURN(10))
+		if err != nil || len(urns) != 1 || urns[0] != seed.PostURN(10) {
+			t.Fatalf("claimed %v, %v; want only %s", urns, err, seed.PostURN(10))
 		}
 	})
 }

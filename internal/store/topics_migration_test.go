@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/clock"
 	"github.com/trawlhq/trawl/internal/ident"
 	"github.com/trawlhq/trawl/internal/store"
@@ -41,23 +42,23 @@ func TestEngagementBillsAndOutboxMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 			first, second := topics[0], topics[1]
-			data := store.NewSyntheticTopicData(topicBenchBase.Add(-48 * time.Hour))
+			data := seed.NewTopicData(topicBenchBase.Add(-48 * time.Hour))
 			post := data.Post(0)
 			for _, tp := range topics {
-				if _, err := s.SeedTopicPosts(ctx, tp.ID, []store.SeedPost{{Post: post, LinkedAt: topicBenchBase, Interval: topic.Initial}}); err != nil {
+				if _, err := seed.TopicPosts(ctx, s, tp.ID, []seed.Post{{Post: post, LinkedAt: topicBenchBase, Interval: topic.Initial}}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			// Both topics link engagement 0 (the first an hour before the
 			// second), each one more of its own.
-			like := func(n int) store.SeedEngagement {
-				return store.SeedEngagement{PostURN: post.URN, Person: data.Person(n), Type: "like", At: topicBenchBase, Interval: topic.Initial}
+			like := func(n int) seed.Engagement {
+				return seed.Engagement{PostURN: post.URN, Person: data.Person(n), Type: "like", At: topicBenchBase, Interval: topic.Initial}
 			}
 			t1, t2 := topicBenchBase.Add(time.Hour), topicBenchBase.Add(2*time.Hour)
-			if _, err := s.SeedTopicEngagements(ctx, first.ID, t1, []store.SeedEngagement{like(0), like(1)}); err != nil {
+			if _, err := seed.TopicEngagements(ctx, s, first.ID, t1, []seed.Engagement{like(0), like(1)}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.SeedTopicEngagements(ctx, second.ID, t2, []store.SeedEngagement{like(2)}); err != nil {
+			if _, err := seed.TopicEngagements(ctx, s, second.ID, t2, []seed.Engagement{like(2)}); err != nil {
 				t.Fatal(err)
 			}
 			id := map[int]string{}
