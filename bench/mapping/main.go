@@ -31,6 +31,11 @@
 // built at the end (-keep-indexes keeps them). PostgreSQL runs in a fresh
 // schema of -postgres-url (default $TRAWL_TEST_POSTGRES_URL, else the CI
 // database), dropped at the end.
+//
+// The files: pool.go and vocabulary.go generate the pool, seed.go loads it
+// (through bench/seed), oracle.go counts each scenario's true answer while
+// the pool is generated, measure.go times the calls and checks them
+// against that answer, report.go prints the figures.
 package main
 
 import (

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
-
 	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/topic"

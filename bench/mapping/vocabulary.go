@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the schema set-up
-
 	"github.com/trawlhq/trawl/bench/seed"
 )
 
