@@ -14,16 +14,10 @@ import (
 var (
 	mapNow             = storetest.MapNow
 	fxPosts            = storetest.FxPosts
-	fxProfiles         = storetest.FxProfiles
-	fxEngagements      = storetest.FxEngagements
 	fxPostURN          = storetest.FxPostURN
 	fxPersonURN        = storetest.FxPersonURN
-	fxEngager          = storetest.FxEngager
-	fxRecord           = storetest.FxRecord
 	newMappingFixture  = storetest.NewMappingFixture
 	checkOracle        = storetest.CheckOracle
-	oracleQueries      = storetest.OracleQueries
-	mappingRows        = storetest.MappingRows
 	awaitRowsPrunable  = storetest.AwaitRowsPrunable
 	changedQuery       = storetest.ChangedQuery
 	changeMatchedTexts = storetest.ChangeMatchedTexts

@@ -22,7 +22,6 @@ var (
 	newMappingFixture  = storetest.NewMappingFixture
 	checkOracle        = storetest.CheckOracle
 	awaitRowsPrunable  = storetest.AwaitRowsPrunable
-	changedQuery       = storetest.ChangedQuery
 	changeMatchedTexts = storetest.ChangeMatchedTexts
 )
 
