@@ -121,7 +121,7 @@ func (s *Store) DeleteAccount(ctx context.Context, id string) error {
 	if !ident.Valid(id) {
 		return fmt.Errorf("store: delete account %q: %w", id, ErrNotFound)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTxRetried(ctx, func(tx *sql.Tx) error {
 		// Two tables key rows by a key or a workflow without a foreign key
 		// (they are counters written on hot paths); the rest cascades.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM rate_windows WHERE key_id IN (SELECT id FROM api_keys WHERE account_id = $1)`, id); err != nil {

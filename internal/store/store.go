@@ -305,6 +305,29 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
+// lostToConcurrent reports whether err is a transaction's loss to a
+// concurrent one (deadlock, serialization failure, SQLite busy): the
+// database rolled it back whole, and running it again is the cure.
+func lostToConcurrent(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLSTATE 40P01") || strings.Contains(msg, "SQLSTATE 40001") || strings.Contains(msg, "SQLITE_BUSY")
+}
+
+// inTxRetried is inTx run again, up to three times in all, while it loses to
+// a concurrent transaction: for the rare writes that take their locks in
+// another order than collection (posts, then topics), such as deleting an
+// account while its topics collect, where PostgreSQL picks one of the two
+// as a deadlock's victim.
+func (s *Store) inTxRetried(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	var err error
+	for range 3 {
+		if err = s.inTx(ctx, fn); err == nil || !lostToConcurrent(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
 // redact hides the password of a database URL for messages and logs.
 func redact(raw string) string {
 	u, err := url.Parse(raw)

@@ -344,8 +344,7 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 // (deadlock, serialization failure, SQLite busy) as topic.ErrContention:
 // running again soon is the cure, not a backoff.
 func contention(err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, "SQLSTATE 40P01") || strings.Contains(msg, "SQLSTATE 40001") || strings.Contains(msg, "SQLITE_BUSY") {
+	if lostToConcurrent(err) {
 		return fmt.Errorf("%w: %w", topic.ErrContention, err)
 	}
 	return err

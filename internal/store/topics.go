@@ -208,7 +208,7 @@ func (s *Store) DeleteTopic(ctx context.Context, accountID, id string) error {
 		return fmt.Errorf("store: delete topic %q: %w", id, ErrNotFound)
 	}
 	now := s.now()
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTxRetried(ctx, func(tx *sql.Tx) error {
 		var owner string
 		err := tx.QueryRowContext(ctx, `SELECT account_id FROM topics WHERE id = $1 AND status <> 'DELETED'`, id).Scan(&owner)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && owner != accountID) {
