@@ -5,6 +5,7 @@ package credits
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -31,6 +32,19 @@ func Features() []Feature {
 
 // ErrInsufficient means the balance of the current period cannot cover a spend.
 var ErrInsufficient = errors.New("credits: insufficient credits")
+
+// ShortError is ErrInsufficient with the figures: what a spend needed and
+// what the period had left.
+type ShortError struct {
+	Needed, Available int64
+}
+
+func (e *ShortError) Error() string {
+	return fmt.Sprintf("credits: insufficient credits: %d needed, %d left", e.Needed, e.Available)
+}
+
+// Unwrap makes errors.Is(err, ErrInsufficient) hold.
+func (e *ShortError) Unwrap() error { return ErrInsufficient }
 
 // PeriodStart is the start of the billing period containing t: the first
 // instant of its UTC calendar month.

@@ -47,7 +47,12 @@ func (s *Store) spendTx(ctx context.Context, tx *sql.Tx, c credits.Charge, now t
 		  RETURNING allocation, used`,
 		c.AccountID, ms(period), c.Amount).Scan(&bal.Allocation, &bal.Used)
 	if errors.Is(err, sql.ErrNoRows) {
-		return bal, credits.ErrInsufficient
+		var left int64
+		if err := s.queryRowTx(ctx, tx, `SELECT allocation - used FROM credit_periods WHERE account_id = $1 AND period_start = $2`,
+			c.AccountID, ms(period)).Scan(&left); err != nil {
+			return bal, fmt.Errorf("read balance: %w", err)
+		}
+		return bal, &credits.ShortError{Needed: c.Amount, Available: max(left, 0)}
 	}
 	if err != nil {
 		return bal, fmt.Errorf("update balance: %w", err)
