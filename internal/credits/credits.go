@@ -86,4 +86,29 @@ type Charge struct {
 	Amount     int64
 	Allocation int64
 	Reference  string
+	// Action is what was paid for, as GET /v1/credits/usage shows it: the
+	// endpoint ("POST /v1/profile/enrich") or the workflow step; the
+	// feature when empty. WorkflowID and SearchID name the workflow or
+	// saved search the spend belongs to, when it belongs to one.
+	Action     string
+	WorkflowID string
+	SearchID   string
+}
+
+// Entry is one spend of the ledger.
+type Entry struct {
+	ID         string
+	Feature    Feature
+	Amount     int64
+	Action     string
+	WorkflowID string
+	SearchID   string
+	CreatedAt  time.Time
+}
+
+// FeatureTotal is what a feature spent in a period, over count spends.
+type FeatureTotal struct {
+	Feature Feature
+	Total   int64
+	Count   int64
 }

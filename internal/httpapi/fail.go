@@ -20,6 +20,7 @@ var errBadTimestamp = errors.New("must be an ISO 8601 timestamp such as 2026-11-
 func (s *Server) fail(ctx context.Context, err error) error {
 	var (
 		own         *Error
+		quota       *store.LimitError
 		rateLimited *source.RateLimitError
 		upstream    *source.UpstreamError
 	)
@@ -30,6 +31,14 @@ func (s *Server) fail(ctx context.Context, err error) error {
 		return notFound("The resource")
 	case errors.Is(err, source.ErrNotFound):
 		return NewAPIError(http.StatusNotFound, CodeNotFound, "The upstream platform has no such profile, company or post.")
+	case errors.As(err, &quota):
+		plan := principalFrom(ctx).Account.Plan
+		e := NewAPIError(http.StatusConflict, CodeConflict,
+			fmt.Sprintf("The account has %d saved searches, the most the %s plan allows (%d); nothing was created or charged.", quota.Used, plan, quota.Limit)).
+			WithSuggestion("Delete a saved search you no longer need, or ask the operator to raise TRAWL_SEARCH_LIMIT_" + string(plan) + ".")
+		d := e.More()
+		d.Plan, d.Limit, d.Used = string(plan), &quota.Limit, &quota.Used
+		return e
 	case errors.Is(err, store.ErrConflict):
 		return NewAPIError(http.StatusConflict, CodeConflict, "The request conflicts with the current state of the resource.")
 	case errors.Is(err, credits.ErrInsufficient):
