@@ -151,6 +151,23 @@ func TestWorkflowHostedEndpoints(t *testing.T) {
 			if err := mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"status": "PUBLISHED"}, 200).Data(&pw); err != nil || pw.Version != 4 {
 				t.Fatalf("PATCH publish: %+v %v", pw, err)
 			}
+			var versions struct {
+				Items []struct {
+					publishedView
+					Workflow json.RawMessage `json:"workflow"`
+				} `json:"items"`
+				Total int `json:"total"`
+			}
+			if err := mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID+"/versions", nil, 200).Data(&versions); err != nil || versions.Total != 4 {
+				t.Fatalf("versions %+v %v", versions, err)
+			}
+			if v := versions.Items[2]; v.VersionNumber != 2 || v.VersionID != p.VersionID || v.ChangeSummary == nil || !strings.Contains(string(v.Workflow), `"2"`) {
+				t.Fatalf("version 2 %+v", v)
+			}
+			if v := versions.Items[3]; v.VersionNumber != 1 || !strings.Contains(string(v.Workflow), `"1"`) {
+				t.Fatalf("version 1 %+v", v)
+			}
+			wantError(t, do(t, c, http.MethodGet, "/v1/workflows/01900000-0000-7000-8000-000000000000/versions", nil), 404, "NOT_FOUND")
 			// An execution records the version it ran.
 			x := waitExecution(t, ts, c, w.ID, startTest(t, c, w.ID, map[string]any{}), ended)
 			var raw struct {

@@ -104,6 +104,37 @@ func (s *Server) handlePublishWorkflow(ctx context.Context, in *publishInput) (*
 		PublishedAt: formatTime(v.PublishedAt), ChangeSummary: v.ChangeSummary, WebhookSecret: shown}), nil
 }
 
+type versionOut struct {
+	VersionID     string              `json:"version_id"`
+	VersionNumber int64               `json:"version_number"`
+	PublishedAt   string              `json:"published_at"`
+	ChangeSummary *string             `json:"change_summary" doc:"What its publish said changed; null when it said nothing, or the version was not made by a publish (creation, a change of the live definition)."`
+	Name          string              `json:"name"`
+	Description   string              `json:"description"`
+	Workflow      workflow.Definition `json:"workflow"`
+}
+
+type versionList struct {
+	Items []versionOut `json:"items"`
+	Total int          `json:"total"`
+}
+
+func (s *Server) handleListVersions(ctx context.Context, in *workflowIDInput) (*Reply[versionList], error) {
+	vs, err := s.store.WorkflowVersions(ctx, principalFrom(ctx).Account.ID, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("Workflow " + in.ID)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := versionList{Items: make([]versionOut, 0, len(vs)), Total: len(vs)}
+	for _, v := range vs {
+		out.Items = append(out.Items, versionOut{VersionID: v.ID, VersionNumber: v.Number,
+			PublishedAt: formatTime(v.PublishedAt), ChangeSummary: v.ChangeSummary, Name: v.Name, Description: v.Description, Workflow: v.Definition})
+	}
+	return reply("Workflow versions", out), nil
+}
+
 type variablesOut struct {
 	RunID    string                  `json:"run_id"`
 	Status   string                  `json:"status" enum:"running,completed,failed"`

@@ -30,6 +30,3 @@ func Examples() ([]Example, error) {
 	}
 	return out, nil
 }
-
-// ExamplesJSON is the examples as written.
-func ExamplesJSON() []byte { return examplesJSON }
