@@ -100,7 +100,7 @@ func TestWorkflowHostedEndpoints(t *testing.T) {
 				t.Fatalf("examples: %d of %d", len(ex.Items), ex.Total)
 			}
 			for _, e := range ex.Items {
-				def := strings.NewReplacer("<topic id>", topic.ID, `\u003ctopic id\u003e`, topic.ID).Replace(string(e.Workflow))
+				def := strings.ReplaceAll(string(e.Workflow), `"TOPIC_ID"`, `"`+topic.ID+`"`)
 				w := createWorkflow(t, c, map[string]any{"name": e.Name, "description": e.Description, "workflow": json.RawMessage(def)})
 				// Steps that act outside Trawl are mocked.
 				var parsed struct{ Actions []struct{ ID, Kind string } }

@@ -91,7 +91,7 @@ func TestReadmeExamplesAreTheEndpoints(t *testing.T) {
 	if err := json.Unmarshal(raw, &examples); err != nil {
 		t.Fatal(err)
 	}
-	vars := strings.NewReplacer(`'"$TOPIC_ID"'`, "<topic id>", `'"$SEARCH_ID"'`, "<search id>")
+	vars := strings.NewReplacer(`'"$TOPIC_ID"'`, "TOPIC_ID", `'"$SEARCH_ID"'`, "SEARCH_ID")
 	found := 0
 	for _, block := range readmeBlockRE.FindAllStringSubmatch(string(readme), -1) {
 		for _, m := range readmeCreateRE.FindAllStringSubmatch(block[1], -1) {

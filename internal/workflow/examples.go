@@ -20,7 +20,7 @@ type Example struct {
 }
 
 // TopicPlaceholder stands in an example for the topic the user picks.
-const TopicPlaceholder = "<topic id>"
+const TopicPlaceholder = "TOPIC_ID"
 
 // Examples lists the ready workflows, at least one per trigger kind.
 func Examples() ([]Example, error) {
