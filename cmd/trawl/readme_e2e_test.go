@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +64,62 @@ func TestReadmeWorkflowExamples(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's examples printed no %s:\n%s", want, out)
 		}
+	}
+}
+
+// readmeCreateRE is the body of a README example's POST /v1/workflows.
+var readmeCreateRE = regexp.MustCompile(`(?s)/v1/workflows -d '(\{"name".*?"workflow".*?)'(?: \| jq|\))`)
+
+// TestReadmeExamplesAreTheEndpoints: each workflow the README's worked
+// examples create is, name and definition, an example of GET
+// /v1/workflows/examples (internal/workflow/examples.json), so the two
+// cannot drift apart; the README's shell variables stand where the
+// examples have placeholders.
+func TestReadmeExamplesAreTheEndpoints(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("../../internal/workflow/examples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples []struct {
+		Name     string `json:"name"`
+		Workflow any    `json:"workflow"`
+	}
+	if err := json.Unmarshal(raw, &examples); err != nil {
+		t.Fatal(err)
+	}
+	vars := strings.NewReplacer(`'"$TOPIC_ID"'`, "TOPIC_ID", `'"$SEARCH_ID"'`, "SEARCH_ID")
+	found := 0
+	for _, block := range readmeBlockRE.FindAllStringSubmatch(string(readme), -1) {
+		for _, m := range readmeCreateRE.FindAllStringSubmatch(block[1], -1) {
+			if !strings.Contains(m[1], `"workflow":`) {
+				continue
+			}
+			var body struct {
+				Name     string `json:"name"`
+				Workflow any    `json:"workflow"`
+			}
+			if err := json.Unmarshal([]byte(vars.Replace(m[1])), &body); err != nil {
+				t.Fatalf("a README workflow does not parse: %v\n%s", err, m[1])
+			}
+			found++
+			i := slices.IndexFunc(examples, func(e struct {
+				Name     string `json:"name"`
+				Workflow any    `json:"workflow"`
+			}) bool {
+				return e.Name == body.Name
+			})
+			if i < 0 {
+				t.Errorf("the README's workflow %q is not an example of GET /v1/workflows/examples", body.Name)
+			} else if !reflect.DeepEqual(examples[i].Workflow, body.Workflow) {
+				t.Errorf("the README's workflow %q differs from the example:\n%v\n%v", body.Name, body.Workflow, examples[i].Workflow)
+			}
+		}
+	}
+	if found != 4 {
+		t.Fatalf("found %d workflows in the README's examples, want 4", found)
 	}
 }

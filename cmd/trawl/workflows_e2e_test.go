@@ -227,7 +227,8 @@ func TestWorkflowsEndToEnd(t *testing.T) {
 			if !r.Err().HasPointer("/draft/workflow/actions/0/inputs/webhook_url") {
 				t.Fatalf("stale draft: %s", r.Body)
 			}
-			if got := getWorkflow(t, c, w.ID); got.Name != "Drafted 3" || got.Version != 2 || !got.HasDraft {
+			// Each publish made the next version (the renaming one the third).
+			if got := getWorkflow(t, c, w.ID); got.Name != "Drafted 3" || got.Version != 3 || !got.HasDraft {
 				t.Fatalf("a refused publish changed the workflow: %+v", got)
 			}
 			mustDo(t, c, http.MethodDelete, "/v1/workflows/"+w.ID+"/draft", nil, 200)
@@ -274,7 +275,8 @@ func TestWorkflowsEndToEnd(t *testing.T) {
 			if err := mustDo(t, c, http.MethodPatch, "/v1/workflows/"+w.ID, map[string]any{"status": "PUBLISHED"}, 200).Data(&got); err != nil {
 				t.Fatal(err)
 			}
-			if got.Status != "PUBLISHED" || !got.Enabled || got.Version != 1 || !got.HasDraft {
+			// Version 1 is the definition it was created with; the publish made 2.
+			if got.Status != "PUBLISHED" || !got.Enabled || got.Version != 2 || !got.HasDraft {
 				t.Fatalf("publish without a draft: %+v", got)
 			}
 			if d := getDraft(t, c, w.ID); !d.IsSynced || d.Name != "Toggle" {

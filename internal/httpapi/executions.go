@@ -48,6 +48,7 @@ type executionOut struct {
 	RunID        string            `json:"run_id"`
 	WorkflowID   string            `json:"workflow_id"`
 	EventName    string            `json:"event_name"`
+	Version      int64             `json:"version" doc:"The number of the workflow version it ran (POST /v1/workflows/{id}/publish)."`
 	Status       string            `json:"status" enum:"running,completed,failed"`
 	StartedAt    string            `json:"started_at"`
 	EndedAt      *string           `json:"ended_at"`
@@ -70,7 +71,7 @@ func duration(from time.Time, to *time.Time) *int64 {
 }
 
 func toExecution(x workflow.Execution, steps []workflow.Step) executionOut {
-	out := executionOut{ID: x.ID, RunID: x.ID, WorkflowID: x.WorkflowID, EventName: x.EventName, Status: string(x.Status),
+	out := executionOut{ID: x.ID, RunID: x.ID, WorkflowID: x.WorkflowID, EventName: x.EventName, Version: x.Version, Status: string(x.Status),
 		StartedAt: formatTime(x.StartedAt), EndedAt: optTime(x.EndedAt), DurationMS: duration(x.StartedAt, x.EndedAt),
 		Created: formatTime(x.CreatedAt), ColumnConfig: x.Definition.ColumnConfig, IsTest: x.Test != nil, Trigger: x.Trigger}
 	if out.ColumnConfig == nil {

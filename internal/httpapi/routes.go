@@ -123,6 +123,12 @@ func (s *Server) routes() {
 		bodyLimit(s.cfg.WebhookMaxBody), func(op *huma.Operation) { op.DefaultStatus, op.SkipValidateBody = http.StatusAccepted, true },
 		alsoAnswers(http.StatusOK, "With wait=true: the execution ended (or still runs after 30 s); data has its status and last output."),
 		anyJSONBody("The event, any JSON: an object's members are the trigger payload; any other value is its body member. The signature covers these exact bytes.")), s.handleHook)
+	// The hosted API's catalogues, publishing with versions, execution variables.
+	huma.Register(api, route(http.MethodGet, "/v1/workflows/triggers", "list-workflow-triggers", "Workflows", "The trigger catalogue: what each trigger kind takes and the payload it gives (trigger.<field> in templates)", anyKey), s.handleTriggerCatalogue)
+	huma.Register(api, route(http.MethodGet, "/v1/workflows/examples", "list-workflow-examples", "Workflows", "Ready workflows to start from, at least one per trigger kind; placeholders such as TOPIC_ID are the caller's to fill", anyKey), s.handleWorkflowExamples)
+	huma.Register(api, route(http.MethodPost, "/v1/workflows/{id}/publish", "publish-workflow", "Workflows", "Publish the draft (or the live definition when none) as the next numbered version, with its change summary; 409 when the draft changed since expected_draft_last_modified", anyKey, alsoErrors(http.StatusForbidden, http.StatusNotFound, http.StatusConflict)), s.handlePublishWorkflow)
+	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}/versions", "list-workflow-versions", "Workflows", "A workflow's versions, newest first: each live definition with its number and change summary", anyKey, alsoErrors(http.StatusNotFound)), s.handleListVersions)
+	huma.Register(api, route(http.MethodGet, "/v1/workflows/{id}/executions/{runId}/variables", "get-workflow-execution-variables", "Workflows", "Each step's resolved input and output of an execution, by step key, and where it halted", anyKey, alsoErrors(http.StatusNotFound)), s.handleExecutionVariables)
 	huma.Register(api, route(http.MethodPost, "/v1/secrets", "put-secret", "Secrets", "Create or replace a secret (201 when new, 200 when replaced); values are write-only", withKey(auth.PermSecretsWrite), created,
 		alsoAnswers(http.StatusOK, "The secret existed and was replaced.")), s.handlePutSecret)
 	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", withKey(auth.PermSecretsRead)), s.handleListSecrets)

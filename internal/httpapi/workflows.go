@@ -27,7 +27,7 @@ type workflowOut struct {
 	Enabled             bool                `json:"enabled" doc:"Whether its trigger fires (only while PUBLISHED)."`
 	Status              string              `json:"status" enum:"DRAFT,PUBLISHED"`
 	SocialSavedSearchID *string             `json:"social_saved_search_id" doc:"The linked saved search."`
-	Version             int64               `json:"version" doc:"Counts changes of the live definition."`
+	Version             int64               `json:"version" doc:"The number of the live version: 1 is the definition it was created with; each publish, and each change of the live definition itself, makes the next (POST /v1/workflows/{id}/publish)."`
 	HasDraft            bool                `json:"has_draft" doc:"Whether the workflow has a draft (GET /v1/workflows/{id}/draft; its is_synced says whether it differs from the live workflow). A publish leaves one; DELETE of the draft discards it."`
 	Created             string              `json:"created"`
 	Updated             string              `json:"updated"`
@@ -277,31 +277,18 @@ func (s *Server) handlePatchWorkflow(ctx context.Context, in *patchWorkflowInput
 		var edit store.WorkflowEdit
 		status := parseWorkflowStatus(b.Status)
 		hasDraft = draft != nil
-		if b.Workflow == nil && (status == workflow.StatusPublished || (b.Enabled != nil && *b.Enabled)) {
-			// Publishing or enabling arms what a key, maybe another, saved:
-			// the key that arms it must be allowed what it does.
-			arm := arming{def: w.Definition, root: "/workflow", searchID: w.SearchID}
-			if status == workflow.StatusPublished && draft != nil {
-				arm.def, arm.root = draft.Definition, "/draft/workflow"
-			}
-			if err := s.keyMayArm(ctx, arm); err != nil {
-				return edit, err
-			}
-		}
-		if status == workflow.StatusPublished && draft != nil {
-			// The draft was valid when saved; what it names (a topic, a
-			// secret) may have gone since.
-			var p problems
-			if err := s.checkDefinition(ctx, draft.Definition, "/draft/workflow", &p); err != nil {
-				return edit, err
-			}
-			if err := p.err(); err != nil {
-				return edit, err
-			}
-			w.Name, w.Description, w.Definition = draft.Name, draft.Description, draft.Definition
-		}
 		if status == workflow.StatusPublished {
-			edit.Draft, hasDraft = publishedDraft(draft), true
+			// A body workflow was checked for the key with the request.
+			e, err := s.publish(ctx, w, draft, b.Workflow != nil, &workflow.Version{})
+			if err != nil {
+				return edit, err
+			}
+			edit, hasDraft = e, true
+		} else if b.Workflow == nil && b.Enabled != nil && *b.Enabled {
+			// Enabling arms what a key, maybe another, saved.
+			if err := s.keyMayArm(ctx, arming{def: w.Definition, root: "/workflow", searchID: w.SearchID}); err != nil {
+				return edit, err
+			}
 		}
 		if b.Name != nil {
 			w.Name = strings.TrimSpace(*b.Name)

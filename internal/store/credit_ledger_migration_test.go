@@ -34,9 +34,11 @@ func TestLedgerReferencesMigration(t *testing.T) {
 			}
 			w := workflow.Workflow{AccountID: a.ID, Name: "w", Status: workflow.StatusPublished, Enabled: true,
 				Definition: workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerWebhook}}}
+			giveBack := lendVersions(t, s)
 			if err := s.CreateWorkflow(ctx, &w, nil); err != nil {
 				t.Fatal(err)
 			}
+			giveBack()
 			x := workflow.Execution{WorkflowID: w.ID, AccountID: a.ID, Version: 1, Definition: w.Definition, EventName: workflow.TriggerWebhook, Trigger: map[string]any{}}
 			if _, err := s.CreateExecution(ctx, &x, nil, time.Minute, true); err != nil {
 				t.Fatal(err)

@@ -41,6 +41,7 @@ func TestDraftsMigration(t *testing.T) {
 				return workflow.Definition{Actions: []workflow.Action{{ID: "note", Kind: "builtin:set", Inputs: map[string]any{"values": map[string]any{"text": text}}}},
 					Edges: []workflow.Edge{{From: workflow.Source, To: "note"}}}
 			}
+			giveBack := lendVersions(t, s)
 			made := map[string]workflow.Workflow{}
 			for _, name := range []string{"published", "edited", "unpublished", "deleted"} {
 				clk.Advance(time.Minute)
@@ -62,6 +63,7 @@ func TestDraftsMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			giveBack()
 			again := storetest.OpenURL(t, url, nil) // migrates
 			w := made["published"]
 			live, d, err := again.WorkflowDraft(ctx, a.ID, w.ID)

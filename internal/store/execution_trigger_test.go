@@ -37,6 +37,7 @@ func TestExecutionTriggerKeepsNUL(t *testing.T) {
 			if err := s.CreateAccount(ctx, &a); err != nil {
 				t.Fatal(err)
 			}
+			giveBack := lendVersions(t, s)
 			w := workflow.Workflow{AccountID: a.ID, Name: "w", Status: workflow.StatusPublished, Enabled: true,
 				Definition: workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerWebhook}}}
 			if err := s.CreateWorkflow(ctx, &w, nil); err != nil {
@@ -66,6 +67,7 @@ func TestExecutionTriggerKeepsNUL(t *testing.T) {
 			if _, err := s.DB().ExecContext(ctx, `ALTER TABLE workflow_executions DROP COLUMN lease_owner`); err != nil {
 				t.Fatal(err)
 			}
+			giveBack()
 			// The next start migrates (its statements are prepared on the
 			// new schema).
 			again := storetest.OpenURL(t, url, nil)

@@ -90,6 +90,9 @@ func (s *Store) CreateWorkflow(ctx context.Context, w *workflow.Workflow, draft 
 			kind, topicID, nullString(w.WebhookToken), w.WebhookSecret, optMS(w.NextFire(now)), optMS(armedAt(workflow.Workflow{}, *w, now)), ms(now)); err != nil {
 			return err
 		}
+		if err := saveVersionTx(ctx, tx, *w, &workflow.Version{}); err != nil {
+			return err
+		}
 		if draft == nil {
 			return nil
 		}
@@ -159,6 +162,12 @@ type WorkflowEdit struct {
 	// in the same transaction: publishing leaves one equal to what went
 	// live. Nil leaves the draft as it is.
 	Draft func(workflow.Workflow) *workflow.Draft
+	// Publish, when set, makes the edit a publish: the live definition
+	// becomes the next version even when it did not change, with Publish's
+	// change summary (and id, made when empty); the store fills in its
+	// number and time. Without it, a changed live definition makes the next
+	// version without a summary.
+	Publish *workflow.Version
 }
 
 // UpdateWorkflow edits the account's workflow in one transaction: edit sees
@@ -190,10 +199,16 @@ func (s *Store) UpdateWorkflow(ctx context.Context, accountID, id string,
 		if err != nil {
 			return err
 		}
-		if !workflow.SameDefinition(before.Definition, w.Definition) {
-			w.Version++
-		}
 		w.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
+		if v := e.Publish; v != nil || !workflow.SameDefinition(before.Definition, w.Definition) {
+			if v == nil {
+				v = &workflow.Version{}
+			}
+			w.Version++
+			if err := saveVersionTx(ctx, tx, w, v); err != nil {
+				return err
+			}
+		}
 		def, err := json.Marshal(w.Definition)
 		if err != nil {
 			return err
@@ -414,4 +429,61 @@ func (s *Store) WorkflowByWebhookToken(ctx context.Context, token string) (workf
 		return workflow.Workflow{}, fmt.Errorf("store: webhook: %w", err)
 	}
 	return w, nil
+}
+
+// saveVersionTx records w's live definition as its version w.Version,
+// completing v (its id made when empty, its number and time w's).
+func saveVersionTx(ctx context.Context, tx *sql.Tx, w workflow.Workflow, v *workflow.Version) error {
+	def, err := json.Marshal(w.Definition)
+	if err != nil {
+		return err
+	}
+	if v.ID == "" {
+		v.ID = ident.New()
+	}
+	v.WorkflowID, v.Number, v.Name, v.Description, v.Definition, v.PublishedAt = w.ID, w.Version, w.Name, w.Description, w.Definition, w.UpdatedAt
+	if _, err := tx.ExecContext(ctx, `INSERT INTO workflow_versions (id, workflow_id, number, name, description, definition, change_summary, published_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		v.ID, w.ID, v.Number, w.Name, w.Description, string(def), v.ChangeSummary, ms(v.PublishedAt)); err != nil {
+		return fmt.Errorf("save version %d: %w", v.Number, err)
+	}
+	return nil
+}
+
+// WorkflowVersions lists the versions of the account's workflow, newest
+// first.
+func (s *Store) WorkflowVersions(ctx context.Context, accountID, workflowID string) ([]workflow.Version, error) {
+	if _, err := s.AccountWorkflow(ctx, accountID, workflowID); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT id, workflow_id, number, name, description, definition, change_summary, published_at
+		FROM workflow_versions WHERE workflow_id = $1 ORDER BY number DESC`, workflowID)
+	if err != nil {
+		return nil, fmt.Errorf("store: versions of workflow %s: %w", workflowID, err)
+	}
+	defer rows.Close()
+	out := []workflow.Version{}
+	for rows.Next() {
+		var (
+			v         workflow.Version
+			def       []byte
+			summary   sql.NullString
+			published int64
+		)
+		if err := rows.Scan(&v.ID, &v.WorkflowID, &v.Number, &v.Name, &v.Description, &def, &summary, &published); err != nil {
+			return nil, fmt.Errorf("store: versions of workflow %s: %w", workflowID, err)
+		}
+		if err := json.Unmarshal(def, &v.Definition); err != nil {
+			return nil, fmt.Errorf("store: versions of workflow %s: decode definition: %w", workflowID, err)
+		}
+		if summary.Valid {
+			v.ChangeSummary = &summary.String
+		}
+		v.PublishedAt = fromMS(published)
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: versions of workflow %s: %w", workflowID, err)
+	}
+	return out, nil
 }

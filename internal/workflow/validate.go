@@ -125,11 +125,7 @@ func (c *check) trigger() {
 		return
 	}
 	in := t.Inputs
-	allowed := map[string][]string{
-		TriggerNewPost: nil, TriggerWebhook: {"verify_signature"},
-		TriggerEngagement: {"topic_id"}, TriggerScheduled: {"cron", "timezone"},
-	}
-	keys, known := allowed[t.Kind]
+	keys, known := TriggerInputNames(t.Kind)
 	if !known {
 		c.add("/trigger/kind", "must be one of %s", strings.Join(TriggerKinds(), ", "))
 		return

@@ -179,8 +179,9 @@ type Workflow struct {
 	// ArmedAt is since when it fires (published and enabled); nil while
 	// it does not. Events collected before it do not fire it.
 	ArmedAt *time.Time
-	// Version counts changes of the live definition (templates are
-	// compiled once per version).
+	// Version is the number of the live version (a publish or a change
+	// of the live definition makes the next one; templates are compiled
+	// once per version).
 	Version   int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -250,4 +251,20 @@ func (w Workflow) NextFire(t time.Time) *time.Time {
 	}
 	next := sched.Next(t.In(loc)).UTC()
 	return &next
+}
+
+// Version is one live definition of a workflow: each publish makes one,
+// and so does a change of the live definition itself; Workflow.Version is
+// the number of the live one, and an execution records the number it ran.
+type Version struct {
+	ID          string
+	WorkflowID  string
+	Number      int64
+	Name        string
+	Description string
+	Definition  Definition
+	// ChangeSummary is what the publish said changed; nil when it said
+	// nothing or the version was not made by a publish.
+	ChangeSummary *string
+	PublishedAt   time.Time
 }
