@@ -68,15 +68,16 @@ func (s *Server) routes() {
 
 	// Microblog saved searches.
 	read, write := withKey(auth.PermSearchesRead), withKey(auth.PermSearchesWrite)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/posts", "create-microblog-posts-search", "Searches", "Create a keyword search (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePostsSearch)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/profile", "create-microblog-profile-search", "Searches", "Create a profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreateProfileSearch)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/posts/preview", "preview-microblog-posts-search", "Searches", "Preview a keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPosts)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/profile/preview", "preview-microblog-profile-search", "Searches", "Preview a profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewProfile)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/microblog/posts", "create-microblog-posts-search", "Searches", "Create a keyword search (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePostsSearch)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/microblog/profile", "create-microblog-profile-search", "Searches", "Create a profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreateProfileSearch)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/microblog/posts/preview", "preview-microblog-posts-search", "Searches", "Preview a keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPosts)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/microblog/profile/preview", "preview-microblog-profile-search", "Searches", "Preview a profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewProfile)
 	// Pronet saved searches: the same management routes below serve them.
-	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/posts", "create-pronet-posts-search", "Searches", "Create a pronet keyword or mention search (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePronetPostsSearch)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/profile", "create-pronet-profile-search", "Searches", "Create a pronet profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePronetProfileSearch)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/posts/preview", "preview-pronet-posts-search", "Searches", "Preview a pronet keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPronetPosts)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/profile/preview", "preview-pronet-profile-search", "Searches", "Preview a pronet profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewPronetProfile)
+	// registerNamed also answers each at the hosted API's path (names.go).
+	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/posts", "create-pronet-posts-search", "Searches", "Create a pronet keyword or mention search (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePronetPostsSearch)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/profile", "create-pronet-profile-search", "Searches", "Create a pronet profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePronetProfileSearch)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/posts/preview", "preview-pronet-posts-search", "Searches", "Preview a pronet keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPronetPosts)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/profile/preview", "preview-pronet-profile-search", "Searches", "Preview a pronet profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewPronetProfile)
 	huma.Register(api, route(http.MethodGet, "/v1/searches", "list-searches", "Searches", "List saved searches", read), s.handleListSearches)
 	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}", "get-search", "Searches", "Get a saved search with its stats", read, alsoErrors(http.StatusNotFound)), s.handleGetSearch)
 	huma.Register(api, route(http.MethodPatch, "/v1/searches/{id}", "update-search", "Searches", "Update a saved search (partial)", write, alsoErrors(http.StatusNotFound)), s.handlePatchSearch)
