@@ -40,11 +40,11 @@ func (b pronetProfileBody) definition(r search.Rules) (search.Definition, search
 	return search.PronetProfile(b).Definition(r)
 }
 
-func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *searchInput[pronetPostsBody]) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *searchInput[pronetPostsBody]) (*searchCreatedReply, error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPronetPosts, in.def)
 }
 
-func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *searchInput[pronetProfileBody]) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *searchInput[pronetProfileBody]) (*searchCreatedReply, error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPronetProfile, in.def)
 }
 
