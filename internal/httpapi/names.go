@@ -35,6 +35,9 @@ type nameTable struct {
 	// values are the values of the named member (or of its array's
 	// items): monitoring_type "microblog-posts" is "twitter-posts".
 	values map[string][]namePair
+	// numbered are members whose items the hosted API sends as numbers
+	// where the spec has strings (mentions_organization: [1441]).
+	numbered []string
 }
 
 // hostedNames is the table.
@@ -49,6 +52,7 @@ func hostedNames() nameTable {
 			{"pronet_url", "linkedin_url"},
 			{"pronet_urn", "linkedin_urn"},
 			{"pronetUrl", "linkedinUrl"},
+			{"pronet_post_id", "linkedin_post_id"},
 		},
 		values: map[string][]namePair{
 			"monitoring_type": {{"microblog-posts", "twitter-posts"}, {"microblog-profile", "twitter-profile"},
@@ -57,6 +61,7 @@ func hostedNames() nameTable {
 			"source":    {{"microblog", "twitter"}, {"pronet", "linkedin"}},
 			"frequency": frequencies,
 		},
+		numbered: []string{"mentions_organization"},
 	}
 }
 

@@ -65,6 +65,11 @@ func (s *Server) acceptHostedNames(ctx huma.Context, next func(huma.Context)) {
 // do not and are handed on byte for byte.
 func (t nameTable) mentionsHosted(body []byte) bool {
 	lower := bytes.ToLower(body)
+	for _, m := range t.numbered {
+		if bytes.Contains(body, []byte(`"`+m+`"`)) {
+			return true
+		}
+	}
 	for _, p := range t.fields {
 		if bytes.Contains(body, []byte(`"`+p.Hosted+`"`)) {
 			return true
@@ -102,7 +107,15 @@ func (t nameTable) toNeutral(v any, field string, p *problems) any {
 				}
 				name = pair.Neutral
 			}
-			out[name] = t.renameValues(name, t.toNeutral(v[k], field+"."+k, p), false)
+			val := t.renameValues(name, t.toNeutral(v[k], field+"."+k, p), false)
+			if items, ok := val.([]any); ok && slices.Contains(t.numbered, name) {
+				for i, item := range items {
+					if n, ok := item.(json.Number); ok {
+						items[i] = n.String()
+					}
+				}
+			}
+			out[name] = val
 		}
 		return out
 	case []any:

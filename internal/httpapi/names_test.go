@@ -92,6 +92,15 @@ func TestNamesRequestBodies(t *testing.T) {
 		t.Error("a body without hosted names is rewritten")
 	}
 	p = nil
+	dec := json.NewDecoder(strings.NewReader(`{"filters":{"mentions_organization":[1441,"2"]}}`))
+	dec.UseNumber()
+	var numbered any
+	if err := dec.Decode(&numbered); err != nil {
+		t.Fatal(err)
+	}
+	if g := mustJSON(t, tbl.toNeutral(numbered, "body", &p)); g != `{"filters":{"mentions_organization":["1441","2"]}}` {
+		t.Errorf("company ids sent as numbers: %s", g)
+	}
 	if g := mustJSON(t, tbl.toNeutral(decode(`{"keywords":["twitter"],"source":"twitter"}`), "body", &p)); g != `{"keywords":["twitter"],"source":"microblog"}` {
 		t.Errorf("only a member the table names has its value renamed: %s", g)
 	}
