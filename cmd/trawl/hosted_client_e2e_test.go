@@ -163,6 +163,38 @@ func TestHostedClientDropIn(t *testing.T) {
 				}
 			}
 		})
+		t.Run("topic engagers carry linkedin_post_id and linkedin_url", func(t *testing.T) {
+			r := hostedDo(t, c, "POST", "/v1/topics", `{"name": "RevOps", "keywords": ["revops"], "max_results": 10.0, "time_frame": "past-week"}`)
+			var created struct {
+				Data struct {
+					ID string `json:"id"`
+				} `json:"data"`
+			}
+			if r.Status != 201 || json.Unmarshal(r.Body, &created) != nil {
+				t.Fatalf("create topic = %d %.300s", r.Status, r.Body)
+			}
+			var engagers []map[string]any
+			waitUntil(t, ts, "the topic's engagers", func() bool {
+				r := hostedDo(t, c, "GET", "/v1/topics/"+created.Data.ID+"/engagements?page=1&page_size=10", "")
+				var a struct {
+					Data []map[string]any `json:"data"`
+				}
+				if r.Status != 200 || json.Unmarshal(r.Body, &a) != nil {
+					t.Fatalf("engagements = %d %.300s", r.Status, r.Body)
+				}
+				engagers = a.Data
+				return len(engagers) > 0
+			})
+			for _, e := range engagers {
+				prospect, _ := e["prospect"].(map[string]any)
+				if _, ok := e["linkedin_post_id"]; !ok || e["pronet_post_id"] != nil || prospect == nil {
+					t.Fatalf("an engager without linkedin_post_id: %v", e)
+				}
+				if _, ok := prospect["linkedin_url"]; !ok || prospect["pronet_url"] != nil {
+					t.Fatalf("a prospect without linkedin_url: %v", prospect)
+				}
+			}
+		})
 		t.Run("comment authors carry linkedinUrl", func(t *testing.T) {
 			hostedCommentAuthors(t, c)
 		})
