@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"slices"
@@ -48,7 +49,8 @@ func (s *Server) acceptHostedNames(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	var p problems
-	v = t.toNeutral(v, "body", &p)
+	renamed := map[string]string{}
+	v = t.toNeutral(v, "body", &p, renamed)
 	if len(p) > 0 {
 		s.writeHumaError(ctx, validationError(p...))
 		return
@@ -58,7 +60,51 @@ func (s *Server) acceptHostedNames(ctx huma.Context, next func(huma.Context)) {
 		next(ctx)
 		return
 	}
-	next(bodyContext{humaContext: ctx, body: bytes.NewReader(out)})
+	next(&sentNamesContext{humaContext: ctx, body: bytes.NewReader(out), renamed: renamed})
+}
+
+// sentNamesContext serves the renamed body, and names the fields of an
+// error answer as the client sent them: a rule broken under
+// twitter_language is reported at body.twitter_language.
+type sentNamesContext struct {
+	humaContext
+	body    io.Reader
+	renamed map[string]string // body.microblog_language → body.twitter_language
+	status  int
+}
+
+func (c *sentNamesContext) BodyReader() io.Reader { return c.body }
+func (c *sentNamesContext) Unwrap() huma.Context  { return c.humaContext }
+func (c *sentNamesContext) SetStatus(code int) {
+	c.status = code
+	c.humaContext.SetStatus(code)
+}
+
+func (c *sentNamesContext) BodyWriter() io.Writer {
+	w := c.humaContext.BodyWriter()
+	if c.status < 400 || c.status >= 500 {
+		return w
+	}
+	return sentNamesWriter{w: w, renamed: c.renamed}
+}
+
+// sentNamesWriter puts the sent names back into an error body's field
+// paths and pointers. huma and writeHumaError write a body in one Write.
+type sentNamesWriter struct {
+	w       io.Writer
+	renamed map[string]string
+}
+
+func (s sentNamesWriter) Write(b []byte) (int, error) {
+	out := string(b)
+	for neutral, hosted := range s.renamed {
+		out = strings.ReplaceAll(out, `"`+bodyPointer(neutral)+`"`, `"`+bodyPointer(hosted)+`"`)
+		out = strings.ReplaceAll(out, neutral, hosted)
+	}
+	if _, err := io.WriteString(s.w, out); err != nil {
+		return 0, fmt.Errorf("httpapi: write an error body: %w", err)
+	}
+	return len(b), nil
 }
 
 // mentionsHosted reports whether body may hold a hosted name: most bodies
@@ -88,7 +134,8 @@ func (t nameTable) mentionsHosted(body []byte) bool {
 
 // toNeutral renames the hosted names in v (a body decoded with UseNumber)
 // at field to the spec's, adding a problem for each member given twice.
-func (t nameTable) toNeutral(v any, field string, p *problems) any {
+// Each renamed member's path is added to renamed (neutral → as sent).
+func (t nameTable) toNeutral(v any, field string, p *problems, renamed map[string]string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
@@ -106,8 +153,9 @@ func (t nameTable) toNeutral(v any, field string, p *problems) any {
 					continue
 				}
 				name = pair.Neutral
+				renamed[field+"."+name] = field + "." + k
 			}
-			val := t.renameValues(name, t.toNeutral(v[k], field+"."+k, p), false)
+			val := t.renameValues(name, t.toNeutral(v[k], field+"."+k, p, renamed), false)
 			if items, ok := val.([]any); ok && slices.Contains(t.numbered, name) {
 				for i, item := range items {
 					if n, ok := item.(json.Number); ok {
@@ -120,7 +168,7 @@ func (t nameTable) toNeutral(v any, field string, p *problems) any {
 		return out
 	case []any:
 		for i := range v {
-			v[i] = t.toNeutral(v[i], fmt.Sprintf("%s[%d]", field, i), p)
+			v[i] = t.toNeutral(v[i], fmt.Sprintf("%s[%d]", field, i), p, renamed)
 		}
 	}
 	return v

@@ -75,7 +75,7 @@ func TestNamesRequestBodies(t *testing.T) {
 		return v
 	}
 	var p problems
-	got := tbl.toNeutral(decode(`{"twitter_language":"en","frequency":"Every-12h","filters":{"linkedin_sort_by":"relevance"},"includes":["linkedin_url","job_title"],"workflow":{"x":1}}`), "body", &p)
+	got := tbl.toNeutral(decode(`{"twitter_language":"en","frequency":"Every-12h","filters":{"linkedin_sort_by":"relevance"},"includes":["linkedin_url","job_title"],"workflow":{"x":1}}`), "body", &p, map[string]string{})
 	want := decode(`{"microblog_language":"en","frequency":"EVERY_12H","filters":{"pronet_sort_by":"relevance"},"includes":["pronet_url","job_title"],"workflow":{"x":1}}`)
 	if len(p) > 0 {
 		t.Fatalf("problems: %v", p)
@@ -84,7 +84,7 @@ func TestNamesRequestBodies(t *testing.T) {
 		t.Errorf("toNeutral = %s, want %s", g, w)
 	}
 	p = nil
-	tbl.toNeutral(decode(`{"filters":{"pronet_sort_by":"date_posted","linkedin_sort_by":"relevance"}}`), "body", &p)
+	tbl.toNeutral(decode(`{"filters":{"pronet_sort_by":"date_posted","linkedin_sort_by":"relevance"}}`), "body", &p, map[string]string{})
 	if len(p) != 1 || p[0].Field != "body.filters.linkedin_sort_by" || !strings.Contains(p[0].Message, "pronet_sort_by") {
 		t.Errorf("both names: problems %+v, want one at body.filters.linkedin_sort_by naming pronet_sort_by", p)
 	}
@@ -98,10 +98,10 @@ func TestNamesRequestBodies(t *testing.T) {
 	if err := dec.Decode(&numbered); err != nil {
 		t.Fatal(err)
 	}
-	if g := mustJSON(t, tbl.toNeutral(numbered, "body", &p)); g != `{"filters":{"mentions_organization":["1441","2"]}}` {
+	if g := mustJSON(t, tbl.toNeutral(numbered, "body", &p, map[string]string{})); g != `{"filters":{"mentions_organization":["1441","2"]}}` {
 		t.Errorf("company ids sent as numbers: %s", g)
 	}
-	if g := mustJSON(t, tbl.toNeutral(decode(`{"keywords":["twitter"],"source":"twitter"}`), "body", &p)); g != `{"keywords":["twitter"],"source":"microblog"}` {
+	if g := mustJSON(t, tbl.toNeutral(decode(`{"keywords":["twitter"],"source":"twitter"}`), "body", &p, map[string]string{})); g != `{"keywords":["twitter"],"source":"microblog"}` {
 		t.Errorf("only a member the table names has its value renamed: %s", g)
 	}
 }
