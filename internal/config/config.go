@@ -43,6 +43,7 @@ type Config struct {
 	QueryMaxLength int      `name:"query-max-length" default:"512" help:"Longest compiled X query of a recent search, in characters; full-archive searches may reach 1024 (TRAWL_QUERY_MAX_LENGTH)."`
 	MicroblogHosts []string `name:"microblog-hosts" default:"x.com,twitter.com" help:"Host names of microblog profile URLs (TRAWL_MICROBLOG_HOSTS)."`
 	PronetHosts    []string `name:"pronet-hosts" default:"linkedin.com" help:"Host names of pronet URLs; subdomains are accepted (TRAWL_PRONET_HOSTS)."`
+	APINames       string   `name:"api-names" default:"spec" enum:"spec,hosted" help:"Names in responses and in the OpenAPI document: spec (microblog, pronet_url) or hosted (the hosted API's twitter, linkedin_url); requests take both (TRAWL_API_NAMES)."`
 
 	RateLimitStarter    int `name:"rate-limit-starter" default:"100" help:"Requests per key per minute on STARTER (TRAWL_RATE_LIMIT_STARTER)."`
 	RateLimitEnterprise int `name:"rate-limit-enterprise" default:"100" help:"Requests per key per minute on ENTERPRISE (TRAWL_RATE_LIMIT_ENTERPRISE)."`
@@ -96,6 +97,13 @@ func (c *Config) Check() error {
 	}
 	if strings.TrimSpace(c.DataDir) == "" {
 		bad("data-dir", "must not be empty")
+	}
+	switch c.APINames {
+	case "":
+		c.APINames = "spec"
+	case "spec", "hosted":
+	default:
+		bad("api-names", "%q is neither spec nor hosted", c.APINames)
 	}
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = "sqlite://" + filepath.Join(c.DataDir, "trawl.db")

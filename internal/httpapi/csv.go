@@ -28,19 +28,20 @@ const csvBatch = 1000
 // in. Inputs embed it (huma reads parameters of embedded structs, which must
 // be exported types). Resolve validates it and fills filter and csv.
 type AuthorQuery struct {
-	JobTitle string `query:"job_title" maxLength:"200" doc:"Only authors whose job title contains this, case-insensitively: for pronet members the current title of the profile topics collected (the headline until it is read), for microblog authors their bio."`
-	Company  string `query:"company" maxLength:"200" doc:"Only authors whose company contains this, case-insensitively: the pronet profile's current company, or the microblog bio."`
-	Industry string `query:"industry" maxLength:"200" doc:"Only authors in this industry, case-insensitively: the whole industry of the pronet profile's company, or a word in the microblog bio."`
-	Country  string `query:"country" maxLength:"100" doc:"Only authors in this country: an ISO 3166-1 alpha-2 code or English name. Pronet: the profile's country; microblog: the country the profile's location names (its last comma-separated part, e.g. \"Berlin, Germany\")."`
-	Format   string `query:"format" enum:"json,csv" doc:"csv streams every row that passes the filters as RFC 4180 CSV with a header row (as Accept: text/csv does), without paging; default json."`
-	Accept   string `header:"Accept" doc:"text/csv asks for CSV, as format=csv does (format wins when both are given)."`
+	JobTitle  string `query:"job_title" maxLength:"200" doc:"Only authors whose job title contains this, case-insensitively: for pronet members the current title of the profile topics collected (the headline until it is read), for microblog authors their bio."`
+	Company   string `query:"company" maxLength:"200" doc:"Only authors whose company contains this, case-insensitively: the pronet profile's current company, or the microblog bio."`
+	Industry  string `query:"industry" maxLength:"200" doc:"Only authors in this industry, case-insensitively: the whole industry of the pronet profile's company, or a word in the microblog bio."`
+	Country   string `query:"country" maxLength:"100" doc:"Only authors in this country: an ISO 3166-1 alpha-2 code or English name. Pronet: the profile's country; microblog: the country the profile's location names (its last comma-separated part, e.g. \"Berlin, Germany\")."`
+	Seniority string `query:"seniority" maxLength:"20" doc:"Only authors at this seniority, the level their job title states (pronet: the current title; microblog: the bio): owner, partner, cxo, vp, director, manager, senior, entry, training or unpaid, in any case."`
+	Format    string `query:"format" enum:"json,csv" doc:"csv streams every row that passes the filters as RFC 4180 CSV with a header row (as Accept: text/csv does), without paging; default json."`
+	Accept    string `header:"Accept" doc:"text/csv asks for CSV, as format=csv does (format wins when both are given)."`
 
 	filter store.AuthorFilter
 	csv    bool
 }
 
 // singleQuery are the parameters of these lists that take one value.
-var singleQuery = []string{"job_title", "company", "industry", "country", "format", "limit", "cursor", "from", "page", "page_size", "offset"}
+var singleQuery = []string{"job_title", "company", "industry", "country", "seniority", "format", "limit", "cursor", "from", "page", "page_size", "offset"}
 
 // pagingQuery are the parameters that page a JSON list; a CSV export has
 // every row and refuses them.
@@ -62,7 +63,7 @@ func (q *AuthorQuery) Resolve(ctx huma.Context) []error {
 	for _, f := range []struct {
 		name string
 		v    *string
-	}{{"job_title", &q.JobTitle}, {"company", &q.Company}, {"industry", &q.Industry}, {"country", &q.Country}} {
+	}{{"job_title", &q.JobTitle}, {"company", &q.Company}, {"industry", &q.Industry}, {"country", &q.Country}, {"seniority", &q.Seniority}} {
 		*f.v = strings.TrimSpace(*f.v)
 		if raw.Has(f.name) && *f.v == "" {
 			bad(f.name, "must not be empty; leave it out to keep every author")
@@ -75,6 +76,13 @@ func (q *AuthorQuery) Resolve(ctx huma.Context) []error {
 			bad("country", fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 code or an English country name", q.Country))
 		}
 		q.filter.Country = code
+	}
+	if q.Seniority != "" {
+		level, ok := mapping.SeniorityLevel(q.Seniority)
+		if !ok {
+			bad("seniority", fmt.Sprintf("%q is not a seniority level; use one of %s", q.Seniority, strings.Join(mapping.SeniorityLevels(), ", ")))
+		}
+		q.filter.Seniority = level
 	}
 	q.csv = wantsCSV(q.Format, q.Accept)
 	if q.csv {

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trawlhq/trawl/internal/mapping"
 )
 
 // TestWriteCSVFlushesEachBatchBeforeReadingTheNext: what the client has
@@ -99,4 +102,16 @@ func FuzzWantsCSV(f *testing.F) {
 			t.Fatalf("CSV for Accept %q", accept)
 		}
 	})
+}
+
+// TestSeniorityDocListsLevels: the seniority filter's description names
+// every level of mapping.SeniorityLevels, where the levels are defined.
+func TestSeniorityDocListsLevels(t *testing.T) {
+	f, _ := reflect.TypeOf(AuthorQuery{}).FieldByName("Seniority")
+	doc := f.Tag.Get("doc")
+	for _, l := range mapping.SeniorityLevels() {
+		if !strings.Contains(doc, " "+l+",") && !strings.Contains(doc, " "+l+" ") {
+			t.Errorf("the seniority parameter's description lacks %s: %s", l, doc)
+		}
+	}
 }

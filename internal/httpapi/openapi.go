@@ -24,6 +24,9 @@ func Document(cfg *config.Config, publicURL string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: marshal the OpenAPI document: %w", err)
 	}
+	if cfg.APINames == NamesHosted {
+		b = rewriteJSON(b, hostedNames().docToHosted)
+	}
 	return b, nil
 }
 

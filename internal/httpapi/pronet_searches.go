@@ -30,6 +30,7 @@ type pronetProfileBody struct {
 	ProfileURL string `json:"profile_url" doc:"The member's /in/ profile URL, e.g. https://www.linkedin.com/in/jane-doe." example:"https://www.linkedin.com/in/jane-doe"`
 	MaxResults int    `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Results per run, 10-100; default 50."`
 	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY; HOURLY needs ENTERPRISE or CUSTOM. Ignored by the preview."`
+	TimeFrame  string `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,PAST-24H,PAST-WEEK,PAST-MONTH" doc:"How far back the first run reads; default past-week."`
 }
 
 func (b pronetPostsBody) definition(r search.Rules) (search.Definition, search.Problems) {
@@ -40,11 +41,11 @@ func (b pronetProfileBody) definition(r search.Rules) (search.Definition, search
 	return search.PronetProfile(b).Definition(r)
 }
 
-func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *searchInput[pronetPostsBody]) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePronetPostsSearch(ctx context.Context, in *searchInput[pronetPostsBody]) (*searchCreatedReply, error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPronetPosts, in.def)
 }
 
-func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *searchInput[pronetProfileBody]) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePronetProfileSearch(ctx context.Context, in *searchInput[pronetProfileBody]) (*searchCreatedReply, error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPronetProfile, in.def)
 }
 

@@ -22,7 +22,7 @@ type postsBody struct {
 	Keywords          []string `json:"keywords,omitempty" maxItems:"10" doc:"OR keywords; may be omitted only with a standalone operator."`
 	KeywordsAnd       []string `json:"keywords_and,omitempty" doc:"Keywords that must all be present."`
 	KeywordsNot       []string `json:"keywords_not,omitempty" doc:"Excluded keywords. keywords, keywords_and and keywords_not hold at most 10 items together."`
-	TimeFrame         string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-YEAR,ALL-TIME" doc:"Default past-week."`
+	TimeFrame         string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-6-months,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-6-MONTHS,PAST-YEAR,ALL-TIME" doc:"Default past-week."`
 	MaxResults        int      `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Results per run, 10-100; default 50."`
 	Frequency         string   `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY; HOURLY needs ENTERPRISE or CUSTOM. Ignored by the preview."`
 	SearchType        string   `json:"search_type,omitempty" enum:"Top,Latest,Videos,Photos,top,latest,videos,photos" doc:"Default Latest."`
@@ -142,6 +142,18 @@ type savedSearch struct {
 	LastError     *string       `json:"last_error" doc:"Why the last run failed; null after a successful run."`
 	Stats         *searchStats  `json:"stats,omitempty" doc:"Only in GET /v1/searches/{id}."`
 	CreditsCharge *int64        `json:"credits_charged,omitempty" doc:"Only on creation."`
+	// The hosted API's SearchSummary has it here; clients of it read it.
+	MonitoringType string `json:"monitoring_type" enum:"microblog-posts,microblog-profile,pronet-posts,pronet-profile" doc:"Same as query.monitoring_type."`
+}
+
+// searchCreatedReply answers a create: the hosted API puts credits_charged
+// beside data too, where its clients read it.
+type searchCreatedReply struct {
+	SpentCredits int64 `header:"x-spent-credits" doc:"Credits this request spent."`
+	Body         struct {
+		Envelope[savedSearch]
+		CreditsCharged int64 `json:"credits_charged" doc:"Credits the creation spent (as data.credits_charged)."`
+	}
 }
 
 func optTime(t *time.Time) *string {
@@ -155,7 +167,7 @@ func optTime(t *time.Time) *string {
 func toSavedSearch(s search.Search) savedSearch {
 	d := s.Definition
 	out := savedSearch{
-		ID: s.ID, Name: s.Name, Status: string(s.Status),
+		ID: s.ID, Name: s.Name, Status: string(s.Status), MonitoringType: string(s.Kind),
 		CreatedAt: formatTime(s.CreatedAt), UpdatedAt: formatTime(s.UpdatedAt),
 		LastResultAt: optTime(s.LastResultAt), TotalResults: s.TotalResults,
 		Query: searchQuery{
@@ -226,7 +238,7 @@ func (in *searchInput[B]) check(ctx huma.Context, s *Server, p *problems) error 
 	return nil
 }
 
-func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind, d search.Definition) (*MeteredReply[savedSearch], error) {
+func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind, d search.Definition) (*searchCreatedReply, error) {
 	p := principalFrom(ctx)
 	if err := gate(p, d); err != nil {
 		return nil, err
@@ -239,15 +251,17 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 	}
 	out := toSavedSearch(sr)
 	out.CreditsCharge = &charge.Amount
-	return &MeteredReply[savedSearch]{SpentCredits: charge.Amount,
-		Body: Envelope[savedSearch]{Message: "Search created", Success: true, Data: out}}, nil
+	r := &searchCreatedReply{SpentCredits: charge.Amount}
+	r.Body.Envelope = Envelope[savedSearch]{Message: "Search created", Success: true, Data: out}
+	r.Body.CreditsCharged = charge.Amount
+	return r, nil
 }
 
-func (s *Server) handleCreatePostsSearch(ctx context.Context, in *searchInput[postsBody]) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreatePostsSearch(ctx context.Context, in *searchInput[postsBody]) (*searchCreatedReply, error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindPosts, in.def)
 }
 
-func (s *Server) handleCreateProfileSearch(ctx context.Context, in *searchInput[profileBody]) (*MeteredReply[savedSearch], error) {
+func (s *Server) handleCreateProfileSearch(ctx context.Context, in *searchInput[profileBody]) (*searchCreatedReply, error) {
 	return s.createSearch(ctx, in.Body.Name, search.KindProfile, in.def)
 }
 
@@ -327,12 +341,23 @@ func (s *Server) handleGetSearch(ctx context.Context, in *searchIDInput) (*Reply
 }
 
 type patchFilters struct {
-	TimeFrame    string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-YEAR,ALL-TIME" doc:"Pronet searches take past-24h, past-week or past-month."`
+	TimeFrame    string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,past-6-months,past-year,all-time,PAST-24H,PAST-WEEK,PAST-MONTH,PAST-6-MONTHS,PAST-YEAR,ALL-TIME" doc:"Pronet searches take past-24h, past-week or past-month."`
 	MaxResults   int      `json:"max_results,omitempty" minimum:"10" maximum:"100"`
 	Frequency    string   `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly"`
 	JobTitles    []string `json:"job_titles,omitempty" doc:"Pronet keyword searches keep posts whose author's current title contains one (case-insensitive); at most 10."`
 	ContentType  string   `json:"content_type,omitempty" doc:"Pronet keyword searches only: posts, videos, photos, liveVideos, collaborativeArticles or documents."`
 	PronetSortBy string   `json:"pronet_sort_by,omitempty" doc:"Pronet keyword searches only: date_posted or relevance."`
+	// The hosted API's PATCH takes them; checked again as a create checks them.
+	MentionsMember       []string `json:"mentions_member,omitempty" maxItems:"10" doc:"Pronet keyword searches only: member URNs, replacing the search's ([] empties them)."`
+	MentionsOrganization []string `json:"mentions_organization,omitempty" maxItems:"10" doc:"Pronet keyword searches only: numeric company ids, replacing the search's ([] empties them)."`
+}
+
+// patchQuery is the query a patch may change: a keyword search's lists,
+// each replacing the search's when given; checked again as a create checks them.
+type patchQuery struct {
+	Keywords    []string `json:"keywords,omitempty" maxItems:"10" doc:"OR keywords."`
+	KeywordsAnd []string `json:"keywords_and,omitempty" doc:"Keywords that must all be present."`
+	KeywordsNot []string `json:"keywords_not,omitempty" doc:"Excluded keywords. The three lists hold at most 10 items together."`
 }
 
 type patchSearchInput struct {
@@ -340,6 +365,7 @@ type patchSearchInput struct {
 	Body struct {
 		Name    *string       `json:"name,omitempty" doc:"1-255 characters."`
 		Status  string        `json:"status,omitempty" enum:"active,paused,ACTIVE,PAUSED"`
+		Query   *patchQuery   `json:"query,omitempty" doc:"Keyword searches: new keyword lists; the query is checked and compiled anew."`
 		Filters *patchFilters `json:"filters,omitempty"`
 	}
 	patched search.Search
@@ -355,8 +381,8 @@ func (in *patchSearchInput) check(ctx huma.Context, s *Server, p *problems) erro
 	if err != nil {
 		return err
 	}
-	patch := search.Patch{Name: in.Body.Name, Status: in.Body.Status, Filters: (*search.PatchFilters)(in.Body.Filters)}
-	resumed, ps := patch.Apply(&sr, s.now())
+	patch := search.Patch{Name: in.Body.Name, Status: in.Body.Status, Query: (*search.PatchQuery)(in.Body.Query), Filters: (*search.PatchFilters)(in.Body.Filters)}
+	resumed, ps := patch.ApplyRules(&sr, s.now(), s.rules(false))
 	in.patched, in.resumed = sr, resumed
 	addSearchProblems(ps, p)
 	return nil

@@ -104,7 +104,7 @@ func New(d Deps) *Server {
 	hc.Formats = jsonFormats()
 	s.api = humago.New(mux, hc)
 	s.api.OpenAPI().OnAddOperation = append(s.api.OpenAPI().OnAddOperation, s.boundBody, describeDeclared, markMetered)
-	s.api.UseMiddleware(s.withServer, s.zeroSpentCredits, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL)
+	s.api.UseMiddleware(s.withServer, s.zeroSpentCredits, s.refuseLargeBody, s.authenticate, s.refuseUnknownQuery, s.refuseNUL, s.acceptHostedNames)
 	s.routes()
 	dropUndeclared422(s.api.OpenAPI())
 	describeOutsideRoutes(s.api.OpenAPI(), hc.OpenAPIPath, hc.SchemasPath)
@@ -122,7 +122,7 @@ func New(d Deps) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
-	s.handler = observe(s.log, s.metrics, s.now, s.cfg.WriteTimeout, jsonBodies(mux))
+	s.handler = observe(s.log, s.metrics, s.now, s.cfg.WriteTimeout, s.hostedResponses(jsonBodies(mux)))
 	return s
 }
 

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -221,11 +222,11 @@ func narrowestWindow(age time.Duration, timeFrame string) string {
 }
 
 // pronetProfilePosts follows a member's posts: those after the newest one
-// collected (the provider's after), on the first run those of the default
+// collected (the provider's after), on the first run those of the search's
 // time frame, page by page until max_results or the last page.
 func (c *Collector) pronetProfilePosts(ctx context.Context, s Search, now time.Time) ([]pronet.Post, error) {
 	d := s.Definition
-	after := Since(DefaultTimeFrame, now)
+	after := Since(cmp.Or(d.TimeFrame, DefaultTimeFrame), now)
 	if t, ok := pronet.ActivityTime(s.Watermark); ok {
 		after = t
 	}

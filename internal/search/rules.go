@@ -313,6 +313,7 @@ func (d Definition) Gate(plan auth.Plan, fullArchiveKey bool) *GateError {
 type Patch struct {
 	Name    *string       `json:"name,omitempty"`
 	Status  string        `json:"status,omitempty"`
+	Query   *PatchQuery   `json:"query,omitempty"`
 	Filters *PatchFilters `json:"filters,omitempty"`
 }
 
@@ -325,12 +326,22 @@ type PatchFilters struct {
 	JobTitles    []string `json:"job_titles,omitempty"`
 	ContentType  string   `json:"content_type,omitempty"`
 	PronetSortBy string   `json:"pronet_sort_by,omitempty"`
+	// Pronet keyword searches: nil leaves them, [] empties them.
+	MentionsMember       []string `json:"mentions_member,omitempty"`
+	MentionsOrganization []string `json:"mentions_organization,omitempty"`
 }
 
 // Apply validates the patch against the search and, when it is valid,
 // applies it at now. resumed reports a paused search made active (it runs
 // at once). A new frequency counts from the last run.
 func (pt Patch) Apply(s *Search, now time.Time) (resumed bool, _ Problems) {
+	return pt.ApplyRules(s, now, Rules{})
+}
+
+// ApplyRules is Apply with the settings a create checks against (the
+// compiled query's length, the hosts): keywords and mentions are checked
+// again as a create checks them.
+func (pt Patch) ApplyRules(s *Search, now time.Time, r Rules) (resumed bool, _ Problems) {
 	var (
 		p         Problems
 		d         = s.Definition
@@ -340,6 +351,7 @@ func (pt Patch) Apply(s *Search, now time.Time) (resumed bool, _ Problems) {
 	if pt.Name != nil {
 		checkName(*pt.Name, &p)
 	}
+	d = requery(s.Kind, d, pt.Query, pt.Filters, r, &p)
 	if v := strings.ToLower(pt.Status); v != "" {
 		status = Status(v)
 		if status != StatusActive && status != StatusPaused {

@@ -30,6 +30,9 @@ type PronetProfile struct {
 	ProfileURL string `json:"profile_url"`
 	MaxResults int    `json:"max_results,omitempty"`
 	Frequency  string `json:"frequency,omitempty"`
+	// TimeFrame is how far back the first run reads (later runs read
+	// what is newer than the last post collected).
+	TimeFrame string `json:"time_frame,omitempty"`
 }
 
 // Limits of a pronet keyword search besides MaxKeywords.
@@ -109,7 +112,7 @@ func (b PronetProfile) Definition(r Rules) (Definition, Problems) {
 	}
 	d := Definition{
 		Keywords: []string{}, KeywordsAnd: []string{}, KeywordsNot: []string{}, JobTitles: []string{},
-		TimeFrame:  DefaultTimeFrame,
+		TimeFrame:  timeFrame(b.TimeFrame, "time_frame", PronetTimeFrames(), &p),
 		MaxResults: maxResults(b.MaxResults, "max_results", &p),
 		Frequency:  frequency(b.Frequency, "frequency", &p),
 		SearchType: DefaultSearchType,

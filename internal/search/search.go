@@ -72,7 +72,7 @@ func (f Frequency) Next(t time.Time) time.Time {
 
 // TimeFrames lists the accepted time_frame values.
 func TimeFrames() []string {
-	return []string{"past-24h", "past-week", "past-month", "past-year", "all-time"}
+	return []string{"past-24h", "past-week", "past-month", "past-6-months", "past-year", "all-time"}
 }
 
 // PronetTimeFrames lists the time_frame values of pronet searches: the
@@ -95,6 +95,8 @@ func Since(timeFrame string, now time.Time) time.Time {
 		return now.Add(-24 * time.Hour)
 	case "past-month":
 		return now.AddDate(0, -1, 0)
+	case "past-6-months":
+		return now.AddDate(0, -6, 0)
 	case "past-year":
 		return now.AddDate(-1, 0, 0)
 	case "all-time":

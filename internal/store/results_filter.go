@@ -30,6 +30,10 @@ type AuthorFilter struct {
 	Company  string
 	Industry string
 	Country  string // ISO 3166-1 alpha-2, upper case
+	// Seniority is a level of mapping.SeniorityLevels: the level the
+	// title states (mapping.Seniority), the pronet member's current title
+	// or the microblog author's bio. Decided in Go only.
+	Seniority string
 }
 
 // Empty reports whether the filter lets every author through.
@@ -55,6 +59,9 @@ func (f AuthorFilter) MatchPerson(p Person) bool {
 	if !mf.Match(mapping.Person{JobTitle: title, Industry: p.Industry, Country: p.Country}) {
 		return false
 	}
+	if f.Seniority != "" && mapping.Seniority(title) != f.Seniority {
+		return false
+	}
 	return f.Company == "" || containsFold(p.Company, f.Company)
 }
 
@@ -65,6 +72,9 @@ func (f AuthorFilter) MatchProfile(description, location string) bool {
 		if want != "" && !containsFold(description, want) {
 			return false
 		}
+	}
+	if f.Seniority != "" && mapping.Seniority(description) != f.Seniority {
+		return false
 	}
 	return f.Country == "" || LocationCountry(location) == f.Country
 }

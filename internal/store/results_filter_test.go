@@ -50,6 +50,8 @@ func TestAuthorFiltersFoldCase(t *testing.T) {
 		{Industry: "LONG S TRADE"}, {Industry: "kliniken"},
 		{Country: "DE"}, {Country: "GB"}, {Country: "US"}, {Country: "CA"}, {Country: "AT"},
 		{JobTitle: "sales", Country: "US"}, {JobTitle: "sales", Company: "acme", Industry: "software development", Country: "US"},
+		// Seniority is the level the title (or bio) states, decided in Go.
+		{Seniority: "director"}, {Seniority: "manager"}, {Seniority: "owner"}, {Seniority: "director", Country: "US"},
 	}
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		ctx := context.Background()
