@@ -65,6 +65,8 @@ func (s *Server) routes() {
 		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleCompanyComments)
 	huma.Register(api, route(http.MethodPost, "/v1/profile/enrich", "profile-enrich", "Live lookups", "Enriched pronet profile (1 credit when found)",
 		withKey(auth.PermEnrichProfile), alsoErrors(http.StatusNotFound)), s.handleProfileEnrich)
+	huma.Register(api, route(http.MethodPost, "/v1/company/enrich", "company-enrich", "Live lookups", "Enriched company, from its pronet page or website (1 credit when found)",
+		withKey(auth.PermEnrichCompany), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleCompanyEnrich)
 
 	// Microblog saved searches.
 	read, write := withKey(auth.PermSearchesRead), withKey(auth.PermSearchesWrite)
