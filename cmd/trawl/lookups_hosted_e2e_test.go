@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -245,6 +247,24 @@ func TestPostLookups(t *testing.T) {
 				{"/v1/post/by-url", `{"postUrl": "error-1"}`, 400, "VALIDATION_ERROR", "body.postUrl"},
 			})
 			charged(t, "post_lookups", &client.Response{Header: map[string][]string{"X-Spent-Credits": {"0"}}}, 0)
+		})
+
+		t.Run("a failing provider is a 502", func(t *testing.T) {
+			failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte(`{"success": false, "message": "provider down", "data": null}`))
+			}))
+			t.Cleanup(failing.Close)
+			down := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_PRONET_API_URL": failing.URL, "TRAWL_PRONET_API_KEY": "k"}))
+			refusedLookups(t, down.Client, []refusedLookup{
+				{"/v1/post/by-url", `{"postUrl": "7262340993178763264"}`, 502, "UPSTREAM_ERROR", ""},
+				{"/v1/post/comments", `{"postUrn": "7262340993178763264"}`, 502, "UPSTREAM_ERROR", ""},
+				{"/v1/post/engagements", `{"postUrl": "7262340993178763264"}`, 502, "UPSTREAM_ERROR", ""},
+			})
+			if u := usageOf(t, down.Client); u.Credits.TotalConsumed != 0 {
+				t.Errorf("failed lookups spent %d credits", u.Credits.TotalConsumed)
+			}
 		})
 
 		t.Run("permissions", func(t *testing.T) {
