@@ -114,14 +114,14 @@ func (s *Server) comments(ctx context.Context, feature credits.Feature, urn stri
 		Message: countMessage(len(got.Comments), "comment"), Success: true, Data: got}}, nil
 }
 
-type postReactionsRequest struct {
+type postEngagementsRequest struct {
 	PostURL string `json:"postUrl" minLength:"1" maxLength:"2048" doc:"URL of the post; urn:li:activity:<id> and the bare id are accepted too." example:"https://www.linkedin.com/feed/update/urn:li:activity:7262340993178763264/"`
 	Page    int    `json:"page,omitempty" minimum:"1" maximum:"1000" default:"1" doc:"Page of reactions, from 1."`
 	Limit   int    `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Reactions a page (1-100); without it, the provider's page (50)."`
 }
 
 type postReactionsInput struct {
-	Body postReactionsRequest
+	Body postEngagementsRequest
 	urn  string
 }
 
