@@ -46,13 +46,33 @@ type Detail struct {
 	Pointer string `json:"pointer,omitempty"`
 }
 
+// ErrorDetails is the details object of an error answer: the fields at
+// fault, and what a refusal is about (a permission, plans, credits, a quota).
+type ErrorDetails struct {
+	Fields      []Detail `json:"fields,omitempty"`
+	Permission  string   `json:"permission,omitempty"`
+	Permissions []string `json:"permissions,omitempty"`
+	Plan        string   `json:"plan,omitempty"`
+	Feature     string   `json:"feature,omitempty"`
+	Plans       []string `json:"plans,omitempty"`
+	Needed      *int64   `json:"needed,omitempty"`
+	Available   *int64   `json:"available,omitempty"`
+	Limit       *int64   `json:"limit,omitempty"`
+	Used        *int64   `json:"used,omitempty"`
+}
+
 // APIError is an error answer.
 type APIError struct {
 	Status     int
-	Message    string   `json:"message"`
-	Code       string   `json:"code"`
-	Details    []Detail `json:"details"`
-	Suggestion string   `json:"suggestion"`
+	Message    string `json:"message"`
+	Code       string `json:"code"`
+	Suggestion string `json:"suggestion"`
+	// Details are the field problems (error.details.fields); More is the
+	// whole details object, nil when the answer had none.
+	Details []Detail      `json:"-"`
+	More    *ErrorDetails `json:"details"`
+	// RetryAfterSeconds is error.retryAfterSeconds, on every 429.
+	RetryAfterSeconds *int64 `json:"retryAfterSeconds"`
 }
 
 func (e *APIError) Error() string {
@@ -89,6 +109,9 @@ func (r *Response) Err() *APIError {
 	}
 	_ = json.Unmarshal(r.Body, &body)
 	body.Error.Status = r.Status
+	if body.Error.More != nil {
+		body.Error.Details = body.Error.More.Fields
+	}
 	return &body.Error
 }
 

@@ -164,6 +164,11 @@ func TestExecutionsEndToEnd(t *testing.T) {
 			if real.Status != "completed" || real.Steps[0].Output.(map[string]any)["prospect"] == nil || ledgerOf(t, pc, day) != 1 {
 				t.Fatalf("real run %+v, spent %d", real, ledgerOf(t, pc, day))
 			}
+			// The ledger names the workflow whose step spent the credit.
+			if l := creditLedgerOf(t, pc, ""); len(l.Data) != 1 || l.Data[0].WorkflowID == nil || *l.Data[0].WorkflowID != w.ID ||
+				l.Data[0].SavedSearchID != nil || l.Data[0].Feature != "workflow_execution" || !strings.Contains(l.Data[0].Action, "person_enrichment") {
+				t.Fatalf("ledger after the real run: %+v", l)
+			}
 			broke := waitExecution(t, ts, pc, w.ID, startTest(t, pc, w.ID, map[string]any{}), ended)
 			if broke.Status != "failed" || broke.Steps[0].Error == nil || broke.Steps[0].Error.Code != "INSUFFICIENT_CREDITS" || ledgerOf(t, pc, day) != 1 {
 				t.Fatalf("unpaid run %+v, spent %d", broke, ledgerOf(t, pc, day))

@@ -171,8 +171,12 @@ func TestRateLimit(t *testing.T) {
 	if apiErr := r.Err(); apiErr == nil || apiErr.Status != 429 || apiErr.Code != "RATE_LIMITED" {
 		t.Fatalf("4th request = %d %s, want 429 RATE_LIMITED", r.Status, r.Body)
 	}
-	if secs, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || secs < 1 || secs > 60 {
+	secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
+	if err != nil || secs < 1 || secs > 60 {
 		t.Fatalf("Retry-After = %q", r.Header.Get("Retry-After"))
+	}
+	if e := r.Err(); e.RetryAfterSeconds == nil || *e.RetryAfterSeconds != int64(secs) {
+		t.Fatalf("error.retryAfterSeconds of %s, want %d as Retry-After says", r.Body, secs)
 	}
 }
 

@@ -345,6 +345,8 @@ func TestLiveLookups(t *testing.T) {
 				if e.Status == 429 {
 					if secs, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || secs < 1 {
 						t.Errorf("%s: Retry-After = %q", c2.value, r.Header.Get("Retry-After"))
+					} else if e.RetryAfterSeconds == nil || *e.RetryAfterSeconds != int64(secs) {
+						t.Errorf("%s: error.retryAfterSeconds of %s, want %d", c2.value, r.Body, secs)
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -247,6 +248,31 @@ func TestPostLookups(t *testing.T) {
 				{"/v1/post/by-url", `{"postUrl": "error-1"}`, 400, "VALIDATION_ERROR", "body.postUrl"},
 			})
 			charged(t, "post_lookups", &client.Response{Header: map[string][]string{"X-Spent-Credits": {"0"}}}, 0)
+		})
+
+		t.Run("the ledger names each endpoint", func(t *testing.T) {
+			r, err := c.Do(context.Background(), http.MethodGet, "/v1/credits/usage?limit=100", nil)
+			var ledger struct {
+				Data []struct{ Action, Feature string }
+			}
+			if err != nil || r.Status != 200 || json.Unmarshal(r.Body, &ledger) != nil {
+				t.Fatalf("credits usage = %v %.300s", err, r.Body)
+			}
+			seen := map[string]string{}
+			for _, e := range ledger.Data {
+				seen[e.Action] = e.Feature
+			}
+			for action, feature := range map[string]string{"POST /v1/post/by-url": "post_lookups", "POST /v1/post/comments": "post_lookups",
+				"POST /v1/post/engagements": "post_lookups", "POST /v1/company/comments": "company_comments"} {
+				if seen[action] != feature {
+					t.Errorf("ledger action %q under %q, want %q (ledger %v)", action, seen[action], feature, seen)
+				}
+			}
+			// The breakdown lists the new feature (and the document says it may).
+			if r, err := c.Do(context.Background(), http.MethodGet, "/v1/credits/breakdown", nil); err != nil || r.Status != 200 ||
+				!strings.Contains(string(r.Body), `"post_lookups"`) {
+				t.Errorf("breakdown = %v %.300s", err, r.Body)
+			}
 		})
 
 		t.Run("a failing provider is a 502", func(t *testing.T) {

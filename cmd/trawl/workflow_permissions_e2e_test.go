@@ -44,19 +44,21 @@ func wantForbiddenSteps(t *testing.T, r *client.Response, want map[string]string
 	wantError(t, r, 403, "FORBIDDEN")
 	var body struct {
 		Error struct {
-			Details []struct {
-				Pointer string `json:"pointer"`
-				Message string `json:"message"`
+			Details struct {
+				Fields []struct {
+					Pointer string `json:"pointer"`
+					Message string `json:"message"`
+				} `json:"fields"`
 			} `json:"details"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(r.Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	if len(body.Error.Details) != len(want) {
+	if len(body.Error.Details.Fields) != len(want) {
 		t.Fatalf("details %s, want %v", r.Body, want)
 	}
-	for _, d := range body.Error.Details {
+	for _, d := range body.Error.Details.Fields {
 		if perm, ok := want[d.Pointer]; !ok || !strings.Contains(d.Message, perm) {
 			t.Fatalf("detail %+v, want one of %v", d, want)
 		}

@@ -52,6 +52,10 @@ type Config struct {
 	CreditsEnterprise int64 `name:"credits-enterprise" default:"25000" help:"Monthly credits of ENTERPRISE accounts (TRAWL_CREDITS_ENTERPRISE)."`
 	CreditsCustom     int64 `name:"credits-custom" default:"100000" help:"Monthly credits of CUSTOM accounts (TRAWL_CREDITS_CUSTOM)."`
 
+	SearchLimitStarter    int64 `name:"search-limit-starter" default:"0" help:"Most saved searches a STARTER account may keep; 0 is no limit (TRAWL_SEARCH_LIMIT_STARTER)."`
+	SearchLimitEnterprise int64 `name:"search-limit-enterprise" default:"0" help:"Most saved searches an ENTERPRISE account may keep; 0 is no limit (TRAWL_SEARCH_LIMIT_ENTERPRISE)."`
+	SearchLimitCustom     int64 `name:"search-limit-custom" default:"0" help:"Most saved searches a CUSTOM account may keep; 0 is no limit (TRAWL_SEARCH_LIMIT_CUSTOM)."`
+
 	PublicURL string `name:"public-url" help:"Base URL clients reach this service at, used in webhook trigger URLs; default http://<listen address> (TRAWL_PUBLIC_URL)."`
 	SecretKey string `name:"secret-key" help:"Key that encrypts account secrets: 32 bytes as base64 or hex; unset, one is generated into <data dir>/secret-key. Set it when several processes share a database (TRAWL_SECRET_KEY)."`
 
@@ -135,7 +139,8 @@ func (c *Config) Check() error {
 			bad(flag, "must be at least 1, got %d", v)
 		}
 	}
-	for flag, v := range map[string]int64{"credits-starter": c.CreditsStarter, "credits-enterprise": c.CreditsEnterprise, "credits-custom": c.CreditsCustom} {
+	for flag, v := range map[string]int64{"credits-starter": c.CreditsStarter, "credits-enterprise": c.CreditsEnterprise, "credits-custom": c.CreditsCustom,
+		"search-limit-starter": c.SearchLimitStarter, "search-limit-enterprise": c.SearchLimitEnterprise, "search-limit-custom": c.SearchLimitCustom} {
 		if v < 0 {
 			bad(flag, "must not be negative, got %d", v)
 		}
@@ -201,6 +206,18 @@ func (c *Config) RateLimit(p auth.Plan) int {
 		return c.RateLimitCustom
 	}
 	return c.RateLimitStarter
+}
+
+// SearchLimit is the most saved searches an account of the plan may keep;
+// 0 is no limit.
+func (c *Config) SearchLimit(p auth.Plan) int64 {
+	switch p {
+	case auth.PlanEnterprise:
+		return c.SearchLimitEnterprise
+	case auth.PlanCustom:
+		return c.SearchLimitCustom
+	}
+	return c.SearchLimitStarter
 }
 
 // MonthlyCredits is the allocation of an account: its override or its plan's.

@@ -5,6 +5,7 @@ package credits
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -33,6 +34,19 @@ func Features() []Feature {
 
 // ErrInsufficient means the balance of the current period cannot cover a spend.
 var ErrInsufficient = errors.New("credits: insufficient credits")
+
+// ShortError is ErrInsufficient with the figures: what a spend needed and
+// what the period had left.
+type ShortError struct {
+	Needed, Available int64
+}
+
+func (e *ShortError) Error() string {
+	return fmt.Sprintf("credits: insufficient credits: %d needed, %d left", e.Needed, e.Available)
+}
+
+// Unwrap makes errors.Is(err, ErrInsufficient) hold.
+func (e *ShortError) Unwrap() error { return ErrInsufficient }
 
 // PeriodStart is the start of the billing period containing t: the first
 // instant of its UTC calendar month.
@@ -74,4 +88,29 @@ type Charge struct {
 	Amount     int64
 	Allocation int64
 	Reference  string
+	// Action is what was paid for, as GET /v1/credits/usage shows it: the
+	// endpoint ("POST /v1/profile/enrich") or the workflow step; the
+	// feature when empty. WorkflowID and SearchID name the workflow or
+	// saved search the spend belongs to, when it belongs to one.
+	Action     string
+	WorkflowID string
+	SearchID   string
+}
+
+// Entry is one spend of the ledger.
+type Entry struct {
+	ID         string
+	Feature    Feature
+	Amount     int64
+	Action     string
+	WorkflowID string
+	SearchID   string
+	CreatedAt  time.Time
+}
+
+// FeatureTotal is what a feature spent in a period, over count spends.
+type FeatureTotal struct {
+	Feature Feature
+	Total   int64
+	Count   int64
 }

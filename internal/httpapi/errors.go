@@ -45,12 +45,30 @@ type Detail struct {
 	Pointer string `json:"pointer,omitempty" doc:"JSON pointer (RFC 6901) into the request body, for body fields: /workflow/actions/2/inputs/url."`
 }
 
+// ErrorDetails is what an error can say beyond its message: the fields at
+// fault, the permission, plans or credits it is about. Each member is
+// present only when it has something to say, and details itself is absent
+// when none has.
+type ErrorDetails struct {
+	Fields      []Detail `json:"fields,omitempty" doc:"Every problem found in the request, one per field (VALIDATION_ERROR, and the fields a refusal is about)."`
+	Permission  string   `json:"permission,omitempty" doc:"FORBIDDEN: the permission the API key lacks (the first, when it lacks several)." example:"searches:write"`
+	Permissions []string `json:"permissions,omitempty" doc:"FORBIDDEN: every permission the API key lacks."`
+	Plan        string   `json:"plan,omitempty" doc:"PLAN_REQUIRED, and a quota's CONFLICT: the account's plan." example:"STARTER"`
+	Feature     string   `json:"feature,omitempty" doc:"PLAN_REQUIRED: the feature the plan lacks." example:"topics"`
+	Plans       []string `json:"plans,omitempty" doc:"PLAN_REQUIRED: the plans that include the feature."`
+	Needed      *int64   `json:"needed,omitempty" doc:"INSUFFICIENT_CREDITS: the credits the request needed, when known."`
+	Available   *int64   `json:"available,omitempty" doc:"INSUFFICIENT_CREDITS: the credits left this period, when known."`
+	Limit       *int64   `json:"limit,omitempty" doc:"A quota's CONFLICT: how many the plan allows."`
+	Used        *int64   `json:"used,omitempty" doc:"A quota's CONFLICT: how many the account has."`
+}
+
 // ErrorInfo is the machine-readable part of an error body.
 type ErrorInfo struct {
-	Code       string   `json:"code" doc:"Stable error code." example:"VALIDATION_ERROR"`
-	Message    string   `json:"message" doc:"One sentence a person can act on."`
-	Details    []Detail `json:"details" doc:"Every problem found in the request, one per field."`
-	Suggestion string   `json:"suggestion,omitempty" doc:"What to do about it."`
+	Code              string        `json:"code" doc:"Stable error code." example:"VALIDATION_ERROR"`
+	Message           string        `json:"message" doc:"One sentence a person can act on."`
+	Details           *ErrorDetails `json:"details,omitempty" doc:"What the error is about; absent when there is nothing to add to the message."`
+	Suggestion        string        `json:"suggestion,omitempty" doc:"What to do about it."`
+	RetryAfterSeconds *int64        `json:"retryAfterSeconds,omitempty" doc:"On every 429: seconds to wait before trying again (as the Retry-After header)."`
 }
 
 // Error is every error the API answers with. It is the one error type of
@@ -63,12 +81,38 @@ type Error struct {
 	headers http.Header
 }
 
-// NewAPIError makes an error answer.
+// NewAPIError makes an error answer; details are the fields at fault.
 func NewAPIError(status int, code, message string, details ...Detail) *Error {
-	if details == nil {
-		details = []Detail{}
+	e := &Error{status: status, Message: message, Info: ErrorInfo{Code: code, Message: message}}
+	if len(details) > 0 {
+		e.More().Fields = details
 	}
-	return &Error{status: status, Message: message, Info: ErrorInfo{Code: code, Message: message, Details: details}}
+	return e
+}
+
+// More returns the error's details, made when it had none, for the maker
+// of the error to fill in.
+func (e *Error) More() *ErrorDetails {
+	if e.Info.Details == nil {
+		e.Info.Details = &ErrorDetails{}
+	}
+	return e.Info.Details
+}
+
+// Fields are the field problems of the error's details.
+func (e *Error) Fields() []Detail {
+	if e.Info.Details == nil {
+		return nil
+	}
+	return e.Info.Details.Fields
+}
+
+// RetryAfter sets the seconds to wait, in the Retry-After header and in
+// the body's retryAfterSeconds alike, and returns the error.
+func (e *Error) RetryAfter(seconds int64) *Error {
+	seconds = max(seconds, 1)
+	e.Info.RetryAfterSeconds = &seconds
+	return e.WithHeader("Retry-After", strconv.FormatInt(seconds, 10))
 }
 
 // WithSuggestion adds advice to the error and returns it.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,9 +69,14 @@ type errorBody struct {
 	Success bool   `json:"success"`
 	Message string `json:"message"`
 	Error   struct {
-		Code    string   `json:"code"`
-		Message string   `json:"message"`
-		Details []Detail `json:"details"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Details struct {
+			Fields     []Detail `json:"fields"`
+			Permission string   `json:"permission"`
+			Plans      []string `json:"plans"`
+		} `json:"details"`
+		RetryAfterSeconds *int64 `json:"retryAfterSeconds"`
 	} `json:"error"`
 }
 
@@ -116,15 +122,26 @@ func TestErrorModel(t *testing.T) {
 				}
 				for _, f := range c.fields {
 					found := false
-					for _, d := range eb.Error.Details {
+					for _, d := range eb.Error.Details.Fields {
 						found = found || (d.Field == f && d.Message != "")
 					}
 					if !found {
-						t.Errorf("%s: details %+v do not name %s", c.name, eb.Error.Details, f)
+						t.Errorf("%s: details %+v do not name %s", c.name, eb.Error.Details.Fields, f)
 					}
 				}
 				if got := rec.Header().Get("x-spent-credits"); got != "" && got != "0" {
 					t.Errorf("%s: a failed request reports %s spent credits", c.name, got)
+				}
+				// details is an object with something in it, or absent.
+				if b := rec.Body.String(); strings.Contains(b, `"details":[`) || strings.Contains(b, `"details":{}`) ||
+					(c.fields == nil && c.code != CodePlanRequired && c.code != CodeBadRequest && strings.Contains(b, `"details"`)) {
+					t.Errorf("%s: details %s, want an object with something in it, or none", c.name, b)
+				}
+				if c.code == CodeForbidden && eb.Error.Details.Permission == "" {
+					t.Errorf("%s: details %s do not name the permission", c.name, rec.Body)
+				}
+				if c.code == CodePlanRequired && !slices.Equal(eb.Error.Details.Plans, []string{"ENTERPRISE", "CUSTOM"}) {
+					t.Errorf("%s: details %s do not name the plans that have the feature", c.name, rec.Body)
 				}
 			}
 			// None of the refused requests spent anything.
@@ -162,7 +179,8 @@ func TestCreditsHeaderAndExhaustion(t *testing.T) {
 				}
 			}
 			rec, eb = send(t, s, custom, `{"name": "x"}`)
-			if rec.Code != 403 || eb.Error.Code != CodeInsufficientCredits || rec.Header().Get("x-spent-credits") != "0" {
+			if rec.Code != 403 || eb.Error.Code != CodeInsufficientCredits || rec.Header().Get("x-spent-credits") != "0" ||
+				!strings.Contains(rec.Body.String(), `"needed":1,"available":0`) {
 				t.Fatalf("spend past the allocation = %d %s", rec.Code, rec.Body)
 			}
 			u, err := st.Usage(context.Background(), mustAccount(t, st, custom), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))

@@ -3,9 +3,9 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source"
@@ -20,6 +20,7 @@ var errBadTimestamp = errors.New("must be an ISO 8601 timestamp such as 2026-11-
 func (s *Server) fail(ctx context.Context, err error) error {
 	var (
 		own         *Error
+		quota       *store.LimitError
 		rateLimited *source.RateLimitError
 		upstream    *source.UpstreamError
 	)
@@ -30,17 +31,32 @@ func (s *Server) fail(ctx context.Context, err error) error {
 		return notFound("The resource")
 	case errors.Is(err, source.ErrNotFound):
 		return NewAPIError(http.StatusNotFound, CodeNotFound, "The upstream platform has no such profile, company or post.")
+	case errors.As(err, &quota):
+		plan := principalFrom(ctx).Account.Plan
+		e := NewAPIError(http.StatusConflict, CodeConflict,
+			fmt.Sprintf("The account has %d saved searches, the most the %s plan allows (%d); nothing was created or charged.", quota.Used, plan, quota.Limit)).
+			WithSuggestion("Delete a saved search you no longer need, or ask the operator to raise TRAWL_SEARCH_LIMIT_" + string(plan) + ".")
+		d := e.More()
+		d.Plan, d.Limit, d.Used = string(plan), &quota.Limit, &quota.Used
+		return e
 	case errors.Is(err, store.ErrConflict):
 		return NewAPIError(http.StatusConflict, CodeConflict, "The request conflicts with the current state of the resource.")
 	case errors.Is(err, credits.ErrInsufficient):
-		return NewAPIError(http.StatusForbidden, CodeInsufficientCredits, "The account does not have enough credits left this month.").
+		e := NewAPIError(http.StatusForbidden, CodeInsufficientCredits, "The account does not have enough credits left this month.").
 			WithSuggestion("Wait for the next billing month or raise the account's monthly credits.")
+		var short *credits.ShortError
+		if errors.As(err, &short) {
+			e.More().Needed, e.More().Available = &short.Needed, &short.Available
+			e.Message = fmt.Sprintf("The account does not have enough credits left this month: the request needs %d, %d are left.", short.Needed, short.Available)
+			e.Info.Message = e.Message
+		}
+		return e
 	case errors.As(err, &rateLimited):
 		wait := max(int64(math.Ceil(rateLimited.RetryAfter(s.now()).Seconds())), 1)
 		s.log.Warn("upstream rate limited", "request_id", infoFrom(ctx).id, "error", err)
 		return NewAPIError(http.StatusTooManyRequests, CodeRateLimited, "The "+rateLimited.Source+" upstream is rate limiting the service; nothing was charged.").
 			WithSuggestion("Wait for the number of seconds in Retry-After and send the request again.").
-			WithHeader("Retry-After", strconv.FormatInt(wait, 10))
+			RetryAfter(wait)
 	case errors.As(err, &upstream), errors.Is(err, context.DeadlineExceeded):
 		src := "upstream"
 		if upstream != nil {

@@ -182,7 +182,7 @@ func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) 
 }
 
 func (s *Server) handleCompanyComments(ctx context.Context, in *companyCommentsInput) (*MeteredReply[pronet.CommentsPage], error) {
-	return s.comments(ctx, credits.CompanyComments, in.urn, in.Body.Page, in.Body.Limit)
+	return s.comments(ctx, spendAction(credits.CompanyComments), credits.CompanyComments, in.urn, in.Body.Page, in.Body.Limit)
 }
 
 func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput) (*MeteredReply[enrichedProfile], error) {

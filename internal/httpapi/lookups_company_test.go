@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source/enrich"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 )
@@ -42,4 +45,23 @@ func FuzzCompanyEnrichTarget(f *testing.F) {
 			t.Fatalf("%q: slug %q and domain %q", raw, in.slug, in.domain)
 		}
 	})
+}
+
+// TestFeatureEnumsListEveryFeature keeps the ledger's and the breakdown's feature enums in
+// step with credits.Features(): a feature missing there would fail the document's validation.
+func TestFeatureEnumsListEveryFeature(t *testing.T) {
+	var names []string
+	for _, f := range credits.Features() {
+		names = append(names, string(f))
+	}
+	want := strings.Join(names, ",")
+	for _, typ := range []reflect.Type{reflect.TypeFor[ledgerEntry](), reflect.TypeFor[featureTotal]()} {
+		f, ok := typ.FieldByName("Feature")
+		if !ok {
+			t.Fatalf("%s has no Feature", typ)
+		}
+		if got := f.Tag.Get("enum"); got != want {
+			t.Errorf("%s.Feature enum = %q, want %q", typ, got, want)
+		}
+	}
 }

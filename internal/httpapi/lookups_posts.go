@@ -61,7 +61,7 @@ func (s *Server) handlePostByURL(ctx context.Context, in *postByURLInput) (*Mete
 	if err != nil {
 		return nil, s.lookupFail(ctx, "post "+in.urn, err)
 	}
-	spent, err := s.spend(ctx, credits.PostLookups, 1, "post:"+in.urn)
+	spent, err := s.spendAs(ctx, "POST /v1/post/by-url", credits.PostLookups, 1, "post:"+in.urn)
 	if err != nil {
 		return nil, err
 	}
@@ -91,11 +91,12 @@ func (in *postCommentsInput) check(_ huma.Context, _ *Server, p *problems) error
 }
 
 func (s *Server) handlePostComments(ctx context.Context, in *postCommentsInput) (*MeteredReply[pronet.CommentsPage], error) {
-	return s.comments(ctx, credits.PostLookups, in.urn, in.Body.Page, in.Body.Limit)
+	return s.comments(ctx, "POST /v1/post/comments", credits.PostLookups, in.urn, in.Body.Page, in.Body.Limit)
 }
 
-// comments answers a page of a post's comments, charging feature 1 credit per comment.
-func (s *Server) comments(ctx context.Context, feature credits.Feature, urn string, page, limit int) (*MeteredReply[pronet.CommentsPage], error) {
+// comments answers a page of a post's comments, charging feature 1 credit per comment, in the
+// ledger under action.
+func (s *Server) comments(ctx context.Context, action string, feature credits.Feature, urn string, page, limit int) (*MeteredReply[pronet.CommentsPage], error) {
 	page = max(page, 1)
 	got, err := s.pronet.CommentsLimit(ctx, urn, page, limit)
 	if err != nil {
@@ -106,7 +107,7 @@ func (s *Server) comments(ctx context.Context, feature credits.Feature, urn stri
 		got.Comments = got.Comments[:min(len(got.Comments), limit)]
 	}
 	// Replies travel inside the comment they answer; the charge is per comment of the page.
-	spent, err := s.spend(ctx, feature, int64(len(got.Comments)), "post:"+urn+":page:"+strconv.Itoa(page))
+	spent, err := s.spendAs(ctx, action, feature, int64(len(got.Comments)), "post:"+urn+":page:"+strconv.Itoa(page))
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func (s *Server) handlePostReactions(ctx context.Context, in *postReactionsInput
 	if in.Body.Limit > 0 {
 		items = items[:min(len(items), in.Body.Limit)]
 	}
-	spent, err := s.spend(ctx, credits.PostLookups, int64(len(items)), "post:"+in.urn+":reactions:"+strconv.Itoa(page))
+	spent, err := s.spendAs(ctx, "POST /v1/post/engagements", credits.PostLookups, int64(len(items)), "post:"+in.urn+":reactions:"+strconv.Itoa(page))
 	if err != nil {
 		return nil, err
 	}

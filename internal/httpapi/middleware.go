@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -162,7 +163,7 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	if perm, ok := meta[metaPermission].(auth.Permission); ok && !p.Key.Has(perm) {
-		s.writeHumaError(ctx, NewAPIError(http.StatusForbidden, CodeForbidden, "The API key lacks the permission "+string(perm)+".",
+		s.writeHumaError(ctx, forbidden("The API key lacks the permission "+string(perm)+".", []auth.Permission{perm},
 			Detail{Field: "header.x-api-key", Message: "lacks permission " + string(perm)}).
 			WithSuggestion("Use a key created with this permission, or with '*'."))
 		return
@@ -177,10 +178,37 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	next(huma.WithValue(ctx, principalKey{}, p))
 }
 
+// forbidden is a 403 FORBIDDEN whose details name the permissions the key
+// lacks, and the fields (or steps) that need them.
+func forbidden(msg string, missing []auth.Permission, fields ...Detail) *Error {
+	e := NewAPIError(http.StatusForbidden, CodeForbidden, msg, fields...)
+	d := e.More()
+	for _, p := range missing {
+		if !slices.Contains(d.Permissions, string(p)) {
+			d.Permissions = append(d.Permissions, string(p))
+		}
+	}
+	if len(d.Permissions) > 0 {
+		d.Permission = d.Permissions[0]
+	}
+	return e
+}
+
+// planRequired is a 403 PLAN_REQUIRED whose details name the account's
+// plan, the feature and the plans that include it.
 func planRequired(plan auth.Plan, f auth.Feature) *Error {
-	return NewAPIError(http.StatusForbidden, CodePlanRequired,
-		"The "+string(plan)+" plan does not include "+string(f)+"; it needs ENTERPRISE or CUSTOM.").
-		WithSuggestion("Upgrade the account to the ENTERPRISE or CUSTOM plan.")
+	var with []string
+	for _, p := range auth.Plans() {
+		if p.Allows(f) {
+			with = append(with, string(p))
+		}
+	}
+	e := NewAPIError(http.StatusForbidden, CodePlanRequired,
+		"The "+string(plan)+" plan does not include "+string(f)+"; it needs "+strings.Join(with, " or ")+".").
+		WithSuggestion("Upgrade the account to the " + strings.Join(with, " or ") + " plan.")
+	d := e.More()
+	d.Plan, d.Feature, d.Plans = string(plan), string(f), with
+	return e
 }
 
 // allowRequest applies the fixed-window rate limit of the key's plan and sets
@@ -206,7 +234,7 @@ func (s *Server) allowRequest(ctx huma.Context, p auth.Principal) bool {
 	s.writeHumaError(ctx, NewAPIError(http.StatusTooManyRequests, CodeRateLimited,
 		"The API key made more than "+strconv.FormatInt(limit, 10)+" requests in a minute.").
 		WithSuggestion("Wait for the number of seconds in Retry-After.").
-		WithHeader("Retry-After", strconv.FormatInt(reset, 10)))
+		RetryAfter(reset))
 	return false
 }
 

@@ -31,7 +31,7 @@ func TestNULInBodies(t *testing.T) {
 		{"oversize", `{"name": "\u0000` + strings.Repeat("x", 1<<20) + `"}`, 413, nil},
 	} {
 		rec, eb := send(t, s, key, c.body)
-		if rec.Code != c.status || !slices.Equal(eb.Error.Details, c.details) && c.details != nil {
+		if rec.Code != c.status || !slices.Equal(eb.Error.Details.Fields, c.details) && c.details != nil {
 			t.Errorf("%s: %d %s, want %d %+v", c.name, rec.Code, rec.Body, c.status, c.details)
 		}
 		if c.status == 200 && !strings.Contains(rec.Body.String(), `"name"`) {

@@ -310,8 +310,8 @@ func TestIntegralNumbersThroughTheAPI(t *testing.T) {
 		code, raw := post(c.body)
 		var eb errorBody
 		_ = json.Unmarshal(raw, &eb)
-		if code != 400 || eb.Error.Code != CodeValidation || len(eb.Error.Details) != 1 ||
-			eb.Error.Details[0].Field != c.field || eb.Error.Details[0].Message != c.message {
+		if code != 400 || eb.Error.Code != CodeValidation || len(eb.Error.Details.Fields) != 1 ||
+			eb.Error.Details.Fields[0].Field != c.field || eb.Error.Details.Fields[0].Message != c.message {
 			t.Errorf("%s: %d %s, want one detail at %s: %s", c.body, code, raw, c.field, c.message)
 		}
 		if goTypeRE.Match(raw) {

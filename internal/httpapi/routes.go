@@ -76,13 +76,13 @@ func (s *Server) routes() {
 
 	// Microblog saved searches.
 	read, write := withKey(auth.PermSearchesRead), withKey(auth.PermSearchesWrite)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/posts", "create-microblog-posts-search", "Searches", "Create a keyword search (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePostsSearch)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/profile", "create-microblog-profile-search", "Searches", "Create a profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreateProfileSearch)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/posts", "create-microblog-posts-search", "Searches", "Create a keyword search (1 credit)", write, created, alsoErrors(http.StatusForbidden, http.StatusConflict)), s.handleCreatePostsSearch)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/profile", "create-microblog-profile-search", "Searches", "Create a profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden, http.StatusConflict)), s.handleCreateProfileSearch)
 	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/posts/preview", "preview-microblog-posts-search", "Searches", "Preview a keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPosts)
 	huma.Register(api, route(http.MethodPost, "/v1/searches/microblog/profile/preview", "preview-microblog-profile-search", "Searches", "Preview a profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewProfile)
 	// Pronet saved searches: the same management routes below serve them.
-	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/posts", "create-pronet-posts-search", "Searches", "Create a pronet keyword or mention search (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePronetPostsSearch)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/profile", "create-pronet-profile-search", "Searches", "Create a pronet profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden)), s.handleCreatePronetProfileSearch)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/posts", "create-pronet-posts-search", "Searches", "Create a pronet keyword or mention search (1 credit)", write, created, alsoErrors(http.StatusForbidden, http.StatusConflict)), s.handleCreatePronetPostsSearch)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/profile", "create-pronet-profile-search", "Searches", "Create a pronet profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden, http.StatusConflict)), s.handleCreatePronetProfileSearch)
 	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/posts/preview", "preview-pronet-posts-search", "Searches", "Preview a pronet keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPronetPosts)
 	huma.Register(api, route(http.MethodPost, "/v1/searches/pronet/profile/preview", "preview-pronet-profile-search", "Searches", "Preview a pronet profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewPronetProfile)
 	huma.Register(api, route(http.MethodGet, "/v1/searches", "list-searches", "Searches", "List saved searches", read), s.handleListSearches)
@@ -137,6 +137,13 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", withKey(auth.PermSecretsWrite), alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
 
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
+
+	// The hosted API's account and credit endpoints (account.go).
+	huma.Register(api, route(http.MethodGet, "/v1/account", "get-account", "Usage", "The calling key and its account: permissions, plan, rate limit", anyKey), s.handleAccount)
+	huma.Register(api, route(http.MethodGet, "/v1/credits/balance", "get-credit-balance", "Usage", "Credits of the current billing period: allocation, used, left", anyKey), s.handleCreditBalance)
+	huma.Register(api, route(http.MethodGet, "/v1/credits/usage", "list-credit-usage", "Usage", "The credit ledger: each spend of the last days, newest first", anyKey), s.handleCreditUsage)
+	huma.Register(api, route(http.MethodGet, "/v1/credits/breakdown", "get-credit-breakdown", "Usage", "Credits of the last days per feature, the largest first", anyKey), s.handleCreditBreakdown)
+	huma.Register(api, route(http.MethodGet, "/v1/searches/limits", "get-search-limits", "Searches", "The saved-search quota of the account's plan, and what is used of it", read), s.handleSearchLimits)
 }
 
 // created makes an operation answer 201.

@@ -232,8 +232,9 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 		return nil, err
 	}
 	sr := search.Search{AccountID: p.Account.ID, Name: strings.TrimSpace(name), Kind: kind, Definition: d}
-	charge := credits.Charge{AccountID: p.Account.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: s.cfg.MonthlyCredits(p.Account)}
-	if err := s.store.CreateSearch(ctx, &sr, charge, s.cfg.SearchRunLease); err != nil {
+	charge := credits.Charge{AccountID: p.Account.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: s.cfg.MonthlyCredits(p.Account),
+		Action: "POST /v1/searches/" + strings.Replace(string(kind), "-", "/", 1)}
+	if err := s.store.CreateSearchWithin(ctx, &sr, charge, s.cfg.SearchRunLease, s.cfg.SearchLimit(p.Account.Plan)); err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	out := toSavedSearch(sr)

@@ -122,6 +122,7 @@ func (s *Server) keyMayArm(ctx context.Context, a arming) error {
 	p := principalFrom(ctx)
 	var (
 		missing []Detail
+		perms   []auth.Permission
 		gated   []Detail
 		feature auth.Feature
 	)
@@ -130,6 +131,7 @@ func (s *Server) keyMayArm(ctx context.Context, a arming) error {
 			continue
 		}
 		if n.permission != "" && !p.Key.Has(n.permission) {
+			perms = append(perms, n.permission)
 			missing = append(missing, Detail{Field: pointerField(n.pointer), Pointer: n.pointer,
 				Message: fmt.Sprintf("%s needs permission %s %s; the API key lacks it", n.what, n.permission, n.because)})
 		}
@@ -144,12 +146,12 @@ func (s *Server) keyMayArm(ctx context.Context, a arming) error {
 		if len(missing) == 1 {
 			msg = "The API key lacks a permission a step of the workflow needs: " + missing[0].Message + "."
 		}
-		return NewAPIError(http.StatusForbidden, CodeForbidden, msg, missing...).
+		return forbidden(msg, perms, missing...).
 			WithSuggestion("What a key may not do directly, it may not do through a workflow: use a key with the permissions listed, or with '*'.")
 	}
 	if len(gated) > 0 {
 		e := planRequired(p.Account.Plan, feature)
-		e.Info.Details = gated
+		e.More().Fields = gated
 		return e
 	}
 	return nil

@@ -60,10 +60,10 @@ func TestKeyMayArmPlanGate(t *testing.T) {
 		}
 		return err.(*Error)
 	}
-	if e := call(auth.PlanStarter, auth.PermSocialMappingRead); e == nil || e.Info.Code != CodePlanRequired || len(e.Info.Details) != 1 || e.Info.Details[0].Pointer != "/workflow/actions/1" {
+	if e := call(auth.PlanStarter, auth.PermSocialMappingRead); e == nil || e.Info.Code != CodePlanRequired || len(e.Fields()) != 1 || e.Fields()[0].Pointer != "/workflow/actions/1" {
 		t.Fatalf("STARTER with the permission: %+v", e)
 	}
-	if e := call(auth.PlanStarter, auth.PermSearchesRead); e == nil || e.Info.Code != CodeForbidden || e.Info.Details[0].Pointer != "/workflow/actions/1" {
+	if e := call(auth.PlanStarter, auth.PermSearchesRead); e == nil || e.Info.Code != CodeForbidden || e.Fields()[0].Pointer != "/workflow/actions/1" {
 		t.Fatalf("STARTER without the permission: %+v", e)
 	}
 	if e := call(auth.PlanEnterprise, auth.PermSocialMappingRead); e != nil {
@@ -91,7 +91,7 @@ func TestKeyMayArmTrigger(t *testing.T) {
 		}
 		return err.(*Error)
 	}
-	if e := call(auth.PlanEnterprise, auth.PermSearchesRead); e == nil || e.Info.Code != CodeForbidden || e.Info.Details[0].Pointer != "/workflow/trigger" {
+	if e := call(auth.PlanEnterprise, auth.PermSearchesRead); e == nil || e.Info.Code != CodeForbidden || e.Fields()[0].Pointer != "/workflow/trigger" {
 		t.Fatalf("without topics:read: %+v", e)
 	}
 	if e := call(auth.PlanStarter, auth.PermTopicsRead); e == nil || e.Info.Code != CodePlanRequired {

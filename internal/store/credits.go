@@ -17,17 +17,23 @@ import (
 // created by this spend. A spend the balance cannot cover changes nothing and
 // returns credits.ErrInsufficient.
 func (s *Store) Spend(ctx context.Context, accountID string, feature credits.Feature, amount int64, allocation int64, reference string) (credits.Balance, error) {
-	if amount <= 0 {
-		return credits.Balance{}, fmt.Errorf("store: spend: amount %d must be positive", amount)
+	return s.SpendCharge(ctx, credits.Charge{AccountID: accountID, Feature: feature, Amount: amount, Allocation: allocation, Reference: reference})
+}
+
+// SpendCharge is Spend of a charge that names its action, workflow or
+// saved search for the ledger.
+func (s *Store) SpendCharge(ctx context.Context, c credits.Charge) (credits.Balance, error) {
+	if c.Amount <= 0 {
+		return credits.Balance{}, fmt.Errorf("store: spend: amount %d must be positive", c.Amount)
 	}
 	var bal credits.Balance
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		bal, err = s.spendTx(ctx, tx, credits.Charge{AccountID: accountID, Feature: feature, Amount: amount, Allocation: allocation, Reference: reference}, s.now())
+		bal, err = s.spendTx(ctx, tx, c, s.now())
 		return err
 	})
 	if err != nil {
-		return credits.Balance{}, fmt.Errorf("store: spend %d %s credits: %w", amount, feature, err)
+		return credits.Balance{}, fmt.Errorf("store: spend %d %s credits: %w", c.Amount, c.Feature, err)
 	}
 	return bal, nil
 }
@@ -47,14 +53,20 @@ func (s *Store) spendTx(ctx context.Context, tx *sql.Tx, c credits.Charge, now t
 		  RETURNING allocation, used`,
 		c.AccountID, ms(period), c.Amount).Scan(&bal.Allocation, &bal.Used)
 	if errors.Is(err, sql.ErrNoRows) {
-		return bal, credits.ErrInsufficient
+		var left int64
+		if err := s.queryRowTx(ctx, tx, `SELECT allocation - used FROM credit_periods WHERE account_id = $1 AND period_start = $2`,
+			c.AccountID, ms(period)).Scan(&left); err != nil {
+			return bal, fmt.Errorf("read balance: %w", err)
+		}
+		return bal, &credits.ShortError{Needed: c.Amount, Available: max(left, 0)}
 	}
 	if err != nil {
 		return bal, fmt.Errorf("update balance: %w", err)
 	}
 	_, err = s.execTx(ctx, tx,
-		`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		ident.New(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now))
+		`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at, action, workflow_id, saved_search_id)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		ident.New(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now), c.Action, nullString(c.WorkflowID), nullString(c.SearchID))
 	if err != nil {
 		return bal, fmt.Errorf("record ledger entry: %w", err)
 	}

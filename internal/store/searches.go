@@ -47,6 +47,15 @@ func scanSearch(row interface{ Scan(...any) error }) (search.Search, error) {
 // that transaction and the run is claimed for runLease (as the scheduler
 // claims due runs); without one, the search is due now for the next tick.
 func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge credits.Charge, runLease time.Duration) error {
+	return s.CreateSearchWithin(ctx, sr, charge, runLease, 0)
+}
+
+// CreateSearchWithin is CreateSearch for an account that may keep at most
+// limit searches (deleted ones aside; 0 is no limit): one over it changes
+// nothing and returns a *LimitError. The count and the insert are atomic:
+// on PostgreSQL the account's row is locked first, so concurrent creates of
+// one account queue; on SQLite writers are serialised.
+func (s *Store) CreateSearchWithin(ctx context.Context, sr *search.Search, charge credits.Charge, runLease time.Duration, limit int64) error {
 	def, err := json.Marshal(sr.Definition)
 	if err != nil {
 		return fmt.Errorf("store: create search: %w", err)
@@ -56,8 +65,13 @@ func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge cred
 	next := s.firstRunAt(now, runLease)
 	sr.NextRunAt = &next
 	err = s.inJobTx(ctx, func(tx JobTx) error {
+		if limit > 0 {
+			if err := s.withinSearchLimit(ctx, tx.SQL, sr.AccountID, limit); err != nil {
+				return err
+			}
+		}
 		if charge.Amount > 0 {
-			charge.Reference = sr.ID
+			charge.Reference, charge.SearchID = sr.ID, sr.ID
 			if _, err := s.spendTx(ctx, tx.SQL, charge, now); err != nil {
 				return err
 			}
@@ -74,6 +88,45 @@ func (s *Store) CreateSearch(ctx context.Context, sr *search.Search, charge cred
 		return fmt.Errorf("store: create search: %w", err)
 	}
 	return nil
+}
+
+// LimitError refuses a create that would take an account over its plan's
+// quota of saved searches.
+type LimitError struct {
+	Limit, Used int64
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the account has %d saved searches, the most its plan allows is %d", e.Used, e.Limit)
+}
+
+// withinSearchLimit checks, in tx, that the account has room for one more
+// search. FOR NO KEY UPDATE queues concurrent creates of the account
+// without blocking the rows that reference it (which take KEY SHARE).
+func (s *Store) withinSearchLimit(ctx context.Context, tx *sql.Tx, accountID string, limit int64) error {
+	if s.dialect == Postgres {
+		var id string
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID).Scan(&id); err != nil {
+			return fmt.Errorf("lock account: %w", err)
+		}
+	}
+	var used int64
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM searches WHERE account_id = $1 AND status <> 'deleted'`, accountID).Scan(&used); err != nil {
+		return fmt.Errorf("count searches: %w", err)
+	}
+	if used >= limit {
+		return &LimitError{Limit: limit, Used: used}
+	}
+	return nil
+}
+
+// CountSearches is how many saved searches the account has, deleted ones aside.
+func (s *Store) CountSearches(ctx context.Context, accountID string) (int64, error) {
+	var n int64
+	if err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM searches WHERE account_id = $1 AND status <> 'deleted'`, accountID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count searches: %w", err)
+	}
+	return n, nil
 }
 
 // firstRunAt is the next_run_at of work started at once: a lease ahead when

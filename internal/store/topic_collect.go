@@ -159,7 +159,7 @@ func (s *Store) payForPosts(ctx context.Context, tx *sql.Tx, t topic.Topic, urns
 	billed, err := s.billPosts(ctx, tx, t.AccountID, urns, at)
 	if err == nil && billed > 0 {
 		_, err = s.spendTx(ctx, tx, credits.Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: billed,
-			Allocation: allocation, Reference: t.ID}, at)
+			Allocation: allocation, Reference: t.ID, Action: "topic posts collected"}, at)
 	}
 	if err != nil {
 		if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT pay_once`); rerr != nil {

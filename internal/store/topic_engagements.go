@@ -99,7 +99,7 @@ func (s *Store) syncTopicPost(ctx context.Context, tx *sql.Tx, t topic.Topic, po
 	}
 	if plan.Charge > 0 {
 		if _, err := s.spendTx(ctx, tx, credits.Charge{AccountID: t.AccountID, Feature: credits.SocialTopics, Amount: plan.Charge,
-			Allocation: allocation, Reference: t.ID}, at); err != nil {
+			Allocation: allocation, Reference: t.ID, Action: "topic engagements collected"}, at); err != nil {
 			return 0, err
 		}
 	}

@@ -236,7 +236,8 @@ func (r *run) charged(ctx context.Context, st workflow.Step, kind string, cost i
 			return err
 		}
 		charge = &credits.Charge{AccountID: r.x.AccountID, Feature: credits.WorkflowExecution, Amount: cost,
-			Allocation: alloc, Reference: r.x.ID + "/" + st.Key}
+			Allocation: alloc, Reference: r.x.ID + "/" + st.Key, WorkflowID: r.x.WorkflowID,
+			Action: "workflow step " + st.Key + " (" + kind + ")"}
 	}
 	err := r.save(ctx, st, charge)
 	if insufficient(err) {
