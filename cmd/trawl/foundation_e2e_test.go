@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/client"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -190,7 +191,7 @@ func TestUsageAndRequestIDs(t *testing.T) {
 		if !strings.HasSuffix(u.Period.Start, "-01T00:00:00.000Z") || u.Period.From != u.Period.Start || u.Period.To != u.Period.End {
 			t.Errorf("default period = %+v", u.Period)
 		}
-		if len(u.Credits.ByFeature) != 9 || u.Credits.TotalConsumed != 0 {
+		if len(u.Credits.ByFeature) != len(credits.Features()) || u.Credits.TotalConsumed != 0 {
 			t.Errorf("credits = %+v", u.Credits)
 		}
 		u, err = ts.Client.Usage(ctx, "2026-01-01", "2026-02-01T00:00:00Z")

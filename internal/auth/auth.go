@@ -66,6 +66,7 @@ const (
 	PermSocialMappingRead   Permission = "social:mapping:read"
 	PermDiscoverCreators    Permission = "discover:creators:read"
 	PermEnrichProfile       Permission = "enrich:profile:read"
+	PermEnrichCompany       Permission = "enrich:company:read"
 	PermTopicsRead          Permission = "topics:read"
 	PermTopicsWrite         Permission = "topics:write"
 	PermSearchesRead        Permission = "searches:read"
@@ -81,7 +82,7 @@ const (
 func Permissions() []Permission {
 	return []Permission{
 		PermTrackProfilePosts, PermTrackCompanyComment, PermTrackCompanyPosts,
-		PermSocialMappingRead, PermDiscoverCreators, PermEnrichProfile,
+		PermSocialMappingRead, PermDiscoverCreators, PermEnrichProfile, PermEnrichCompany,
 		PermTopicsRead, PermTopicsWrite, PermSearchesRead, PermSearchesWrite,
 		PermSecretsRead, PermSecretsWrite,
 	}

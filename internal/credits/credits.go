@@ -18,6 +18,8 @@ const (
 	CompanyPosts      Feature = "company_posts"
 	CompanyComments   Feature = "company_comments"
 	ProfileEnrich     Feature = "profile_enrich"
+	CompanyEnrich     Feature = "company_enrich"
+	PostLookups       Feature = "post_lookups"
 	SocialMapping     Feature = "social_mapping"
 	DiscoverCreators  Feature = "discover_creators"
 	SocialTopics      Feature = "social_topics"
@@ -27,7 +29,7 @@ const (
 // Features lists every feature, in the order the usage summary shows them.
 func Features() []Feature {
 	return []Feature{SearchCreate, ProfilePosts, CompanyPosts, CompanyComments, ProfileEnrich,
-		SocialMapping, DiscoverCreators, SocialTopics, WorkflowExecution}
+		CompanyEnrich, PostLookups, SocialMapping, DiscoverCreators, SocialTopics, WorkflowExecution}
 }
 
 // ErrInsufficient means the balance of the current period cannot cover a spend.

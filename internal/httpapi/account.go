@@ -88,7 +88,7 @@ type ledgerEntry struct {
 	ID            string  `json:"id"`
 	Credits       string  `json:"credits" doc:"Credits spent, as a string (as the hosted API gives it)." example:"3"`
 	Action        string  `json:"action" doc:"What was paid for: the endpoint (POST /v1/profile/enrich), the workflow step, or the topic collection."`
-	Feature       string  `json:"feature" doc:"The usage summary's feature the spend counts under." enum:"search_create,profile_posts,company_posts,company_comments,profile_enrich,social_mapping,discover_creators,social_topics,workflow_execution"`
+	Feature       string  `json:"feature" doc:"The usage summary's feature the spend counts under." enum:"search_create,profile_posts,company_posts,company_comments,profile_enrich,company_enrich,post_lookups,social_mapping,discover_creators,social_topics,workflow_execution"`
 	Created       string  `json:"created" doc:"When the credits were spent."`
 	WorkflowID    *string `json:"workflow_id" doc:"The workflow whose step spent them; null otherwise."`
 	SavedSearchID *string `json:"saved_search_id" doc:"The saved search whose creation spent them; null otherwise."`
@@ -140,7 +140,7 @@ func (s *Server) handleCreditUsage(ctx context.Context, in *creditUsageInput) (*
 }
 
 type featureTotal struct {
-	Feature      string `json:"feature" enum:"search_create,profile_posts,company_posts,company_comments,profile_enrich,social_mapping,discover_creators,social_topics,workflow_execution"`
+	Feature      string `json:"feature" enum:"search_create,profile_posts,company_posts,company_comments,profile_enrich,company_enrich,post_lookups,social_mapping,discover_creators,social_topics,workflow_execution"`
 	TotalCredits string `json:"total_credits" doc:"Credits the feature spent in the period, as a string." example:"120"`
 	Count        int64  `json:"count" doc:"Spends it took."`
 }

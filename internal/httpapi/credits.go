@@ -14,12 +14,18 @@ import (
 // what the ledger recorded, for the x-spent-credits header. Spending nothing
 // records nothing.
 func (s *Server) spend(ctx context.Context, feature credits.Feature, amount int64, reference string) (int64, error) {
+	return s.spendAs(ctx, spendAction(feature), feature, amount, reference)
+}
+
+// spendAs is spend naming the action (the endpoint) the ledger shows, for a feature that
+// several endpoints spend (post_lookups).
+func (s *Server) spendAs(ctx context.Context, action string, feature credits.Feature, amount int64, reference string) (int64, error) {
 	if amount <= 0 {
 		return 0, nil
 	}
 	p := principalFrom(ctx)
 	c := credits.Charge{AccountID: p.Account.ID, Feature: feature, Amount: amount, Allocation: s.cfg.MonthlyCredits(p.Account),
-		Reference: reference, Action: spendAction(feature)}
+		Reference: reference, Action: action}
 	if _, err := s.store.SpendCharge(ctx, c); err != nil {
 		return 0, s.fail(ctx, fmt.Errorf("charge %s: %w", feature, err))
 	}
@@ -38,6 +44,8 @@ func spendAction(f credits.Feature) string {
 		return "POST /v1/company/comments"
 	case credits.ProfileEnrich:
 		return "POST /v1/profile/enrich"
+	case credits.CompanyEnrich:
+		return "POST /v1/company/enrich"
 	case credits.SocialMapping:
 		return "POST /v1/social/mapping"
 	case credits.DiscoverCreators:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -64,6 +63,7 @@ type profilePostsReply struct {
 
 type companyPostsRequest struct {
 	CompanyURL string `json:"companyUrl" minLength:"1" maxLength:"2048" doc:"Full URL of the company page: https://www.linkedin.com/company/<name>." example:"https://www.linkedin.com/company/acme"`
+	Limit      int    `json:"limit,omitempty" minimum:"1" maximum:"50" default:"50" doc:"Most posts to return, newest first (1-50)."`
 }
 
 type companyPostsInput struct {
@@ -84,6 +84,7 @@ func (in *companyPostsInput) check(_ huma.Context, s *Server, p *problems) error
 type companyCommentsRequest struct {
 	PostURN string `json:"postUrn" minLength:"1" maxLength:"2048" doc:"Numeric identifier of the post, taken from its URL (urn:li:activity:<id> and post URLs are accepted too)." example:"7262340993178763264"`
 	Page    int    `json:"page,omitempty" minimum:"1" maximum:"1000" default:"1" doc:"Page of comments, from 1."`
+	Limit   int    `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Comments a page (1-100); without it, the provider's page (10)."`
 }
 
 type companyCommentsInput struct {
@@ -169,6 +170,9 @@ func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) 
 		return nil, s.lookupFail(ctx, "company page "+pronet.CompanyURL(slug), err)
 	}
 	posts = capItems(posts)
+	if in.Body.Limit > 0 {
+		posts = posts[:min(len(posts), in.Body.Limit)]
+	}
 	spent, err := s.spend(ctx, credits.CompanyPosts, int64(len(posts)), "company:"+slug)
 	if err != nil {
 		return nil, err
@@ -178,20 +182,7 @@ func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) 
 }
 
 func (s *Server) handleCompanyComments(ctx context.Context, in *companyCommentsInput) (*MeteredReply[pronet.CommentsPage], error) {
-	urn := in.urn
-	page := max(in.Body.Page, 1)
-	got, err := s.pronet.Comments(ctx, urn, page)
-	if err != nil {
-		return nil, s.lookupFail(ctx, "post "+urn, err)
-	}
-	got.Comments = capItems(got.Comments)
-	// Replies travel inside the comment they answer; the charge is per comment of the page.
-	spent, err := s.spend(ctx, credits.CompanyComments, int64(len(got.Comments)), "post:"+urn+":page:"+strconv.Itoa(page))
-	if err != nil {
-		return nil, err
-	}
-	return &MeteredReply[pronet.CommentsPage]{SpentCredits: spent, Body: Envelope[pronet.CommentsPage]{
-		Message: countMessage(len(got.Comments), "comment"), Success: true, Data: got}}, nil
+	return s.comments(ctx, spendAction(credits.CompanyComments), credits.CompanyComments, in.urn, in.Body.Page, in.Body.Limit)
 }
 
 func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput) (*MeteredReply[enrichedProfile], error) {

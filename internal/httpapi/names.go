@@ -53,6 +53,7 @@ func hostedNames() nameTable {
 			{"pronet_urn", "linkedin_urn"},
 			{"pronetUrl", "linkedinUrl"},
 			{"pronet_post_id", "linkedin_post_id"},
+			{"pronet_company_id", "linkedin_company_id"},
 		},
 		values: map[string][]namePair{
 			"monitoring_type": {{"microblog-posts", "twitter-posts"}, {"microblog-profile", "twitter-profile"},

@@ -65,6 +65,14 @@ func (s *Server) routes() {
 		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleCompanyComments)
 	huma.Register(api, route(http.MethodPost, "/v1/profile/enrich", "profile-enrich", "Live lookups", "Enriched pronet profile (1 credit when found)",
 		withKey(auth.PermEnrichProfile), alsoErrors(http.StatusNotFound)), s.handleProfileEnrich)
+	huma.Register(api, route(http.MethodPost, "/v1/company/enrich", "company-enrich", "Live lookups", "Enriched company, from its pronet page or website (1 credit when found)",
+		withKey(auth.PermEnrichCompany), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handleCompanyEnrich)
+	huma.Register(api, route(http.MethodPost, "/v1/post/by-url", "post-by-url", "Live lookups", "One pronet post by its URL, with its counts (1 credit)",
+		withKey(auth.PermTrackCompanyPosts), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePostByURL)
+	huma.Register(api, route(http.MethodPost, "/v1/post/comments", "post-comments", "Live lookups", "Comments of a pronet post, a page at a time (1 credit per comment)",
+		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePostComments)
+	huma.Register(api, route(http.MethodPost, "/v1/post/engagements", "post-engagements", "Live lookups", "Reactions to a pronet post, a page at a time (1 credit per reaction)",
+		withKey(auth.PermTrackCompanyComment), alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePostReactions)
 
 	// Microblog saved searches.
 	read, write := withKey(auth.PermSearchesRead), withKey(auth.PermSearchesWrite)

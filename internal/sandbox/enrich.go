@@ -13,6 +13,7 @@ import (
 func (s *Sandbox) enrichHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v5/person/enrich", s.pdlEnrich)
+	mux.HandleFunc("GET /v5/company/enrich", s.pdlCompanyEnrich)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		pdlError(w, http.StatusNotFound, "not_found", "Endpoint not found")
 	})

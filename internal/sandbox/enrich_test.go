@@ -59,3 +59,34 @@ func TestXRateLimitReset(t *testing.T) {
 		t.Errorf("x-rate-limit-reset = %s, want within 15 minutes after %s", at.UTC(), testNow)
 	}
 }
+
+func TestEnrichCompany(t *testing.T) {
+	s := newTest(t, 10, testNow)
+	h := s.Handler()
+	c := s.World().Companies()[11]
+	for _, q := range []string{"profile=" + url.QueryEscape(c.URL()), "website=" + c.Domain, "website=https://www." + c.Domain + "/x",
+		"name=" + url.QueryEscape(c.Name)} {
+		v := getJSON(t, h, "/enrich/v5/company/enrich?titlecase=true&"+q, 200)
+		if v["status"].(float64) != 200 || v["likelihood"] == nil || v["data"] != nil || v["display_name"] != c.Name ||
+			v["linkedin_slug"] != c.Slug || v["website"] != c.Domain || v["size"] != c.SizeBand || obj(v["location"])["locality"] != c.City {
+			t.Fatalf("%s: %v", q, v)
+		}
+	}
+	low := getJSON(t, h, "/enrich/v5/company/enrich?website="+c.Domain, 200)
+	if low["industry"] != strings.ToLower(c.Industry) || low["name"] != strings.ToLower(c.Name) {
+		t.Errorf("without titlecase: %v", low)
+	}
+	for q, status := range map[string]int{
+		"website=nobody-owns-this.example": 404, "profile=linkedin.com/company/missing-x": 404,
+		"profile=linkedin.com/company/error-x": 500, "profile=linkedin.com/company/ratelimited-x": 429,
+		"profile=https://example.com/company/x": 400, "": 400,
+	} {
+		v := getJSON(t, h, "/enrich/v5/company/enrich?"+q, status)
+		if e := obj(v["error"]); v["status"].(float64) != float64(status) || e["type"] == nil || e["message"] == nil {
+			t.Errorf("%s: %v", q, v)
+		}
+	}
+	if rec := newRecorder(h, "/enrich/v5/company/enrich?website="+c.Domain, nil); rec.Code != 401 {
+		t.Errorf("no key: %d", rec.Code)
+	}
+}

@@ -11,7 +11,7 @@ func FuzzHandlers(f *testing.F) {
 	for _, seed := range []string{"query=crm&max_results=10", "query=(a OR b) -is:retweet lang:en&sort_order=relevancy",
 		"query=from:jane&start_time=2026-11-19T00:00:00Z&end_time=2026-11-20T00:00:00Z", "next_token=abc",
 		"max_results=%zz", "username=jane-doe&start=3", "urn=7261234567890123456&page=2", "keywords=\"cold email\"",
-		"profile=linkedin.com/in/jane", "tweet.fields=public_metrics,,&expansions=author_id", "since_id=99999999999999999999"} {
+		"profile=linkedin.com/in/jane", "profile=linkedin.com/company/acme", "website=https://www.acme.io/x", "urn=urn:li:activity:1&limit=5", "tweet.fields=public_metrics,,&expansions=author_id", "since_id=99999999999999999999"} {
 		f.Add(seed, "jane_doe")
 	}
 	h := newTest(f, 14, testNow).Handler()
@@ -20,7 +20,7 @@ func FuzzHandlers(f *testing.F) {
 		for _, p := range []string{"/microblog/2/tweets/search/recent", "/microblog/2/tweets/search/all",
 			"/microblog/2/users/by/username/" + id, "/microblog/2/users/" + id + "/tweets", "/pronet/profile/posts",
 			"/pronet/company/posts", "/pronet/post/comments", "/pronet/post/reactions", "/pronet/posts/search",
-			"/pronet/profile", "/enrich/v5/person/enrich"} {
+			"/pronet/profile", "/pronet/post", "/enrich/v5/person/enrich", "/enrich/v5/company/enrich"} {
 			code, body := getRaw(t, h, p, rawQuery)
 			if code >= 500 && queryFault(rawQuery+" :"+ident) == nil && !faultyParam(rawQuery) && checkIdent(ident) == nil {
 				t.Fatalf("%s?%s: %d %s", p, rawQuery, code, body)

@@ -16,6 +16,7 @@ const (
 	commentsPageSize  = 10
 	reactionsPageSize = 50
 	searchPageSize    = 10
+	maxPageLimit      = 100 // the largest limit of a comments or reactions page
 	pronetRetryAfterS = "2"
 	activityURNPrefix = "urn:li:activity:"
 )
@@ -24,6 +25,7 @@ func (s *Sandbox) pronetHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /profile/posts", s.pronetProfilePosts)
 	mux.HandleFunc("GET /company/posts", s.pronetCompanyPosts)
+	mux.HandleFunc("GET /post", s.pronetPost)
 	mux.HandleFunc("GET /post/comments", s.pronetComments)
 	mux.HandleFunc("GET /post/reactions", s.pronetReactions)
 	mux.HandleFunc("GET /posts/search", s.pronetSearch)
@@ -186,28 +188,33 @@ func totalPages(n, size int) int { return (n + size - 1) / size }
 
 // postPage reads the urn and page of a request about one post's comments or
 // reactions, answering the error itself when they are wrong.
-func (s *Sandbox) postPage(w http.ResponseWriter, r *http.Request) (urn uint64, page int, now time.Time, ok bool) {
+// limit (1-100) sets the page's size; without it, the page is size items.
+func (s *Sandbox) postPage(w http.ResponseWriter, r *http.Request, size int) (urn uint64, page, limit int, now time.Time, ok bool) {
 	now = s.now()
 	q := r.URL.Query()
 	if page, ok = intParam(q, "page", 1, 1); !ok {
 		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
-		return 0, 0, now, false
+		return 0, 0, 0, now, false
+	}
+	if limit, ok = intParam(q, "limit", size, 1); !ok || limit > maxPageLimit {
+		pronetError(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
+		return 0, 0, 0, now, false
 	}
 	urn, ok = s.postURN(w, q, now)
-	return urn, page, now, ok
+	return urn, page, limit, now, ok
 }
 
 func (s *Sandbox) pronetComments(w http.ResponseWriter, r *http.Request) {
-	urn, page, now, ok := s.postPage(w, r)
+	urn, page, limit, now, ok := s.postPage(w, r, commentsPageSize)
 	if !ok {
 		return
 	}
 	all := s.world.Comments(urn, now)
-	items := make([]any, 0, commentsPageSize)
-	for _, c := range pageOf(all, page, commentsPageSize) {
+	items := make([]any, 0, limit)
+	for _, c := range pageOf(all, page, limit) {
 		items = append(items, commentRecord(c, true))
 	}
-	pronetOK(w, map[string]any{"comments": items, "total": len(all), "totalPage": totalPages(len(all), commentsPageSize),
+	pronetOK(w, map[string]any{"comments": items, "total": len(all), "totalPage": totalPages(len(all), limit),
 		"currentPage": page}, nil)
 }
 
@@ -241,18 +248,18 @@ func commentRecord(c Comment, top bool) map[string]any {
 }
 
 func (s *Sandbox) pronetReactions(w http.ResponseWriter, r *http.Request) {
-	urn, page, now, ok := s.postPage(w, r)
+	urn, page, limit, now, ok := s.postPage(w, r, reactionsPageSize)
 	if !ok {
 		return
 	}
 	all := s.world.Reactors(urn, now)
-	items := make([]any, 0, reactionsPageSize)
-	for _, rc := range pageOf(all, page, reactionsPageSize) {
+	items := make([]any, 0, limit)
+	for _, rc := range pageOf(all, page, limit) {
 		p := rc.Person
 		items = append(items, map[string]any{"urn": p.PronetURN(), "username": p.PronetUsername, "fullName": p.FullName(),
 			"headline": p.Headline, "profileUrl": p.PronetURL(), "profilePicture": p.Avatar(), "reactionType": rc.Type})
 	}
-	pronetOK(w, map[string]any{"items": items, "total": len(all), "totalPage": totalPages(len(all), reactionsPageSize),
+	pronetOK(w, map[string]any{"items": items, "total": len(all), "totalPage": totalPages(len(all), limit),
 		"currentPage": page}, nil)
 }
 

@@ -76,7 +76,24 @@ func (c *Client) MatchByProfile(ctx context.Context, profileURL string) (Match, 
 		return Match{}, fmt.Errorf("enrich: person: empty profile url")
 	}
 	q := url.Values{"profile": {profileURL}, "titlecase": {"true"}}
-	u := c.base + "/v5/person/enrich?" + q.Encode()
+	status, raw, err := c.getJSON(ctx, "/v5/person/enrich", q)
+	if err != nil {
+		return Match{}, fmt.Errorf("enrich: person %q: %w", profileURL, err)
+	}
+	var body enrichResponse
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return Match{}, fmt.Errorf("enrich: person %q: %w", profileURL, source.DecodeError(SourceName, status, err))
+	}
+	if body.Status == http.StatusNotFound || body.Data == nil {
+		return Match{}, fmt.Errorf("enrich: person %q: no match: %w", profileURL, source.ErrNotFound)
+	}
+	return Match{Likelihood: body.Likelihood, Person: *body.Data}, nil
+}
+
+// getJSON sends GET base+path?q with the key and returns a 200's status and body; another
+// status is the error PDL's body names (404 is source.ErrNotFound, 429 a RateLimitError).
+func (c *Client) getJSON(ctx context.Context, path string, q url.Values) (int, []byte, error) {
+	u := c.base + path + "?" + q.Encode()
 	resp, err := c.retry.Do(ctx, func(ctx context.Context) (*http.Request, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
@@ -87,7 +104,7 @@ func (c *Client) MatchByProfile(ctx context.Context, profileURL string) (Match, 
 		return req, nil
 	})
 	if err != nil {
-		return Match{}, fmt.Errorf("enrich: person %q: %w", profileURL, err)
+		return 0, nil, err
 	}
 	if resp.Status != http.StatusOK {
 		var e errorResponse
@@ -95,14 +112,7 @@ func (c *Client) MatchByProfile(ctx context.Context, profileURL string) (Match, 
 		if json.Unmarshal(resp.Body, &e) == nil {
 			msg = e.Error.Message
 		}
-		return Match{}, fmt.Errorf("enrich: person %q: %w", profileURL, source.StatusError(SourceName, resp.Status, msg))
+		return resp.Status, nil, source.StatusError(SourceName, resp.Status, msg)
 	}
-	var body enrichResponse
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return Match{}, fmt.Errorf("enrich: person %q: %w", profileURL, source.DecodeError(SourceName, resp.Status, err))
-	}
-	if body.Status == http.StatusNotFound || body.Data == nil {
-		return Match{}, fmt.Errorf("enrich: person %q: no match: %w", profileURL, source.ErrNotFound)
-	}
-	return Match{Likelihood: body.Likelihood, Person: *body.Data}, nil
+	return resp.Status, resp.Body, nil
 }

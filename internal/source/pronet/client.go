@@ -148,11 +148,16 @@ func (c *Client) CompanyPosts(ctx context.Context, companySlug string) ([]Post, 
 
 // Comments returns a page (from 1) of a post's comments. postURN is the numeric post id.
 func (c *Client) Comments(ctx context.Context, postURN string, page int) (CommentsPage, error) {
+	return c.CommentsLimit(ctx, postURN, page, 0)
+}
+
+// CommentsLimit is Comments with pages of limit comments (1-100; 0 for the provider's size).
+func (c *Client) CommentsLimit(ctx context.Context, postURN string, page, limit int) (CommentsPage, error) {
 	if postURN == "" {
 		return CommentsPage{}, fmt.Errorf("pronet: comments: empty post urn")
 	}
 	var out CommentsPage
-	if _, err := c.get(ctx, "/post/comments", pageQuery("urn", postURN, page), &out); err != nil {
+	if _, err := c.get(ctx, "/post/comments", pageQuery("urn", postURN, page, limit), &out); err != nil {
 		return CommentsPage{}, fmt.Errorf("pronet: post %s comments: %w", postURN, err)
 	}
 	out.Comments = nonNil(out.Comments)
@@ -167,14 +172,35 @@ func (c *Client) Comments(ctx context.Context, postURN string, page int) (Commen
 
 // Reactions returns a page (from 1) of the people who reacted to a post.
 func (c *Client) Reactions(ctx context.Context, postURN string, page int) (ReactionsPage, error) {
+	return c.ReactionsLimit(ctx, postURN, page, 0)
+}
+
+// ReactionsLimit is Reactions with pages of limit reactors (1-100; 0 for the provider's size).
+func (c *Client) ReactionsLimit(ctx context.Context, postURN string, page, limit int) (ReactionsPage, error) {
 	if postURN == "" {
 		return ReactionsPage{}, fmt.Errorf("pronet: reactions: empty post urn")
 	}
 	var out ReactionsPage
-	if _, err := c.get(ctx, "/post/reactions", pageQuery("urn", postURN, page), &out); err != nil {
+	if _, err := c.get(ctx, "/post/reactions", pageQuery("urn", postURN, page, limit), &out); err != nil {
 		return ReactionsPage{}, fmt.Errorf("pronet: post %s reactions: %w", postURN, err)
 	}
 	out.Items = nonNil(out.Items)
+	return out, nil
+}
+
+// Post returns one post by its numeric id: GET /post?urn=N. A 200 without a post (no urn)
+// is source.ErrNotFound.
+func (c *Client) Post(ctx context.Context, postURN string) (Post, error) {
+	if postURN == "" {
+		return Post{}, fmt.Errorf("pronet: post: empty post urn")
+	}
+	var out Post
+	if _, err := c.get(ctx, "/post", url.Values{"urn": {postURN}}, &out); err != nil {
+		return Post{}, fmt.Errorf("pronet: post %s: %w", postURN, err)
+	}
+	if out.URN == "" {
+		return Post{}, fmt.Errorf("pronet: post %s: empty post: %w", postURN, source.ErrNotFound)
+	}
 	return out, nil
 }
 
@@ -289,10 +315,13 @@ func (c *Client) Profile(ctx context.Context, username string) (Profile, error) 
 	return out, nil
 }
 
-func pageQuery(key, urn string, page int) url.Values {
+func pageQuery(key, urn string, page, limit int) url.Values {
 	q := url.Values{key: {urn}}
 	if page > 0 {
 		q.Set("page", strconv.Itoa(page))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
 	}
 	return q
 }
