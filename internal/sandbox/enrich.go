@@ -24,22 +24,33 @@ func pdlError(w http.ResponseWriter, status int, typ, msg string) {
 	writeJSON(w, status, map[string]any{"status": status, "error": map[string]any{"type": typ, "message": msg}})
 }
 
-// profileUsername extracts the username of a linkedin.com/in/… URL (scheme and www optional).
-func profileUsername(raw string) (string, bool) {
+// pronetPath reads the path segments of a linkedin.com URL (scheme and www
+// optional); ok is false for another host or a URL that does not parse.
+func pronetPath(raw string) ([]string, bool) {
+	u, err := url.Parse(withScheme(raw))
+	if err != nil {
+		return nil, false
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	if host != "linkedin.com" && !strings.HasSuffix(host, ".linkedin.com") {
+		return nil, false
+	}
+	return strings.Split(strings.Trim(u.Path, "/"), "/"), true
+}
+
+// withScheme gives a URL written without its scheme one.
+func withScheme(raw string) string {
 	s := strings.TrimSpace(raw)
 	if !strings.Contains(s, "://") {
 		s = "https://" + s
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", false
-	}
-	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-	if host != "linkedin.com" && !strings.HasSuffix(host, ".linkedin.com") {
-		return "", false
-	}
-	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) != 2 || parts[0] != "in" || !validSlug(parts[1]) {
+	return s
+}
+
+// profileUsername extracts the username of a linkedin.com/in/… URL (scheme and www optional).
+func profileUsername(raw string) (string, bool) {
+	parts, ok := pronetPath(raw)
+	if !ok || len(parts) != 2 || parts[0] != "in" || !validSlug(parts[1]) {
 		return "", false
 	}
 	return parts[1], true

@@ -31,20 +31,8 @@ func (w *World) CompanyByDomain(domain string) (Company, error) {
 
 // companySlugOf reads the slug of a linkedin.com/company/… URL (scheme and www optional).
 func companySlugOf(raw string) (string, bool) {
-	s := strings.TrimSpace(raw)
-	if !strings.Contains(s, "://") {
-		s = "https://" + s
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", false
-	}
-	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-	if host != "linkedin.com" && !strings.HasSuffix(host, ".linkedin.com") {
-		return "", false
-	}
-	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) < 2 || parts[0] != "company" || !validSlug(parts[1]) {
+	parts, ok := pronetPath(raw)
+	if !ok || len(parts) < 2 || parts[0] != "company" || !validSlug(parts[1]) {
 		return "", false
 	}
 	return parts[1], true
@@ -52,11 +40,7 @@ func companySlugOf(raw string) (string, bool) {
 
 // websiteDomain reads the host of a website given as a domain or a URL.
 func websiteDomain(raw string) string {
-	s := strings.TrimSpace(raw)
-	if !strings.Contains(s, "://") {
-		s = "https://" + s
-	}
-	u, err := url.Parse(s)
+	u, err := url.Parse(withScheme(raw))
 	if err != nil {
 		return ""
 	}
