@@ -200,7 +200,7 @@ func TestSearchWebhookDeliveries(t *testing.T) {
 		// The first run's new results arrive signed, in the results' shape.
 		ok := create(hook.URL + "/ok")
 		ds := waitDeliveries(t, c, ok.ID, allStatus("delivered"))
-		got := recv.requests("/ok")
+		got, okDeliveries := recv.requests("/ok"), len(ds)
 		total := 0
 		for _, d := range ds {
 			total += d.ResultsCount
@@ -254,6 +254,19 @@ func TestSearchWebhookDeliveries(t *testing.T) {
 			t.Fatalf("private delivery = %+v", ds[0])
 		}
 
+		// Tenancy: another account's search is not found; paging holds.
 		mustDo(t, c, http.MethodGet, "/v1/searches/00000000-0000-0000-0000-000000000000/deliveries", nil, 404)
+		other := newAccountKey(t, ts, "CUSTOM", "", "searches:read")
+		mustDo(t, other, http.MethodGet, "/v1/searches/"+ok.ID+"/deliveries", nil, 404)
+		var page struct {
+			Data       []deliveryView `json:"data"`
+			Pagination pageInfo       `json:"pagination"`
+		}
+		if err := json.Unmarshal(mustDo(t, c, http.MethodGet, "/v1/searches/"+ok.ID+"/deliveries?limit=1", nil, 200).Body, &page); err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Data) != 1 || page.Pagination.HasMore != (okDeliveries > 1) {
+			t.Fatalf("first page of deliveries = %+v", page)
+		}
 	})
 }
