@@ -21,9 +21,11 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/delivery"
 	"github.com/trawlhq/trawl/internal/httpapi"
 	"github.com/trawlhq/trawl/internal/jobs"
 	"github.com/trawlhq/trawl/internal/mapping"
+	"github.com/trawlhq/trawl/internal/netguard"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/store"
@@ -105,6 +107,9 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	}
 	scheduler := &search.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Enqueue: enqueue}
 	topicScheduler := &topic.Scheduler{Repo: st, Collector: topics, Enqueue: enqueue, Lease: cfg.SearchRunLease}
+	// Saved searches' new results go to their webhook_url through the
+	// same outbound policy as workflow actions.
+	deliverer := delivery.New(st, netguard.NewClient(netguard.Options{Allow: cfg.PrivateNetworks()}), box, opts.Now, log)
 	runner, err = jobs.New(jobs.Config{
 		Store: st, Log: log, Now: opts.Now, Work: cfg.RunsWorkers(),
 		TickInterval: cfg.TickInterval, Workers: 10, ID: st.ProcessID(), Lease: cfg.SearchRunLease, WorkBegin: st.AdoptJob,
@@ -115,7 +120,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		},
 		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler, topicScheduler,
 			&wfengine.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Retention: cfg.ExecutionRetention, Enqueue: enqueue},
-			mappingMaintainer{st: st, sharedBudget: cfg.MappingCacheBytes}},
+			mappingMaintainer{st: st, sharedBudget: cfg.MappingCacheBytes}, deliverer},
 	})
 	if err != nil {
 		return err
@@ -124,8 +129,9 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	// Workflows fire on new outbox events as soon as they are committed;
 	// the tick is the safety net.
 	dispatcher := wfengine.NewDispatcher(st, cfg.SearchRunLease, log)
-	st.SetEventHook(dispatcher.Kick)
+	st.SetEventHook(func() { dispatcher.Kick(); deliverer.Kick() })
 	go dispatcher.Run(ctx)
+	go deliverer.Run(ctx)
 	if cfg.RunsWorkers() {
 		if err := runner.Start(ctx); err != nil {
 			return err

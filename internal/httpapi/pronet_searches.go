@@ -21,6 +21,7 @@ type pronetPostsBody struct {
 	TimeFrame            string   `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,PAST-24H,PAST-WEEK,PAST-MONTH" doc:"Default past-week."`
 	MaxResults           int      `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Results per run, 10-100; default 50."`
 	Frequency            string   `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY; HOURLY needs ENTERPRISE or CUSTOM. Ignored by the preview."`
+	WebhookURL           string   `json:"webhook_url,omitempty" doc:"Absolute http(s) URL that receives each run's new results, signed as Standard Webhooks (see GET /v1/searches/{id}/deliveries)."`
 }
 
 // pronetProfileBody is the body of POST /v1/searches/pronet/profile and its
@@ -31,6 +32,7 @@ type pronetProfileBody struct {
 	MaxResults int    `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Results per run, 10-100; default 50."`
 	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY; HOURLY needs ENTERPRISE or CUSTOM. Ignored by the preview."`
 	TimeFrame  string `json:"time_frame,omitempty" enum:"past-24h,past-week,past-month,PAST-24H,PAST-WEEK,PAST-MONTH" doc:"How far back the first run reads; default past-week."`
+	WebhookURL string `json:"webhook_url,omitempty" doc:"Absolute http(s) URL that receives each run's new results, signed as Standard Webhooks (see GET /v1/searches/{id}/deliveries)."`
 }
 
 func (b pronetPostsBody) definition(r search.Rules) (search.Definition, search.Problems) {

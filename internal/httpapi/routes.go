@@ -91,6 +91,7 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodPatch, "/v1/searches/{id}", "update-search", "Searches", "Update a saved search (partial)", write, alsoErrors(http.StatusNotFound)), s.handlePatchSearch)
 	huma.Register(api, route(http.MethodDelete, "/v1/searches/{id}", "delete-search", "Searches", "Delete a saved search; it stops at once", write, alsoErrors(http.StatusNotFound)), s.handleDeleteSearch)
 	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/results", "list-search-results", "Searches", "Results of a saved search, newest first, filtered by author; JSON pages or a CSV export", read, alsoErrors(http.StatusNotFound), csvOrJSON(api, resultsBody{}, "SearchResults")), s.handleSearchResults)
+	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/deliveries", "list-search-deliveries", "Searches", "Webhook deliveries of a saved search's new results, newest first", read, alsoErrors(http.StatusNotFound)), s.handleListDeliveries)
 	huma.Register(api, route(http.MethodPost, "/v1/searches/{id}/run", "run-search", "Searches", "Run a saved search now", write, alsoErrors(http.StatusNotFound, http.StatusConflict, http.StatusBadGateway)), s.handleRunSearch)
 
 	// Topics.

@@ -41,6 +41,7 @@ type postsBody struct {
 	ListID            string   `json:"list_id,omitempty" doc:"Numeric list id (standalone operator)."`
 	ContextAnnotation string   `json:"context_annotation,omitempty" doc:"domain_id.entity_id (standalone operator)."`
 	PlaceCountry      string   `json:"place_country,omitempty" doc:"ISO 3166-1 alpha-2 country code (standalone operator)."`
+	WebhookURL        string   `json:"webhook_url,omitempty" doc:"Absolute http(s) URL that receives each run's new results, signed as Standard Webhooks (see GET /v1/searches/{id}/deliveries)."`
 }
 
 // profileBody is the body of POST /v1/searches/microblog/profile and its preview.
@@ -49,6 +50,7 @@ type profileBody struct {
 	ProfileURL string `json:"profile_url" doc:"A profile URL on x.com or twitter.com, e.g. https://x.com/jack."`
 	MaxResults int    `json:"max_results,omitempty" minimum:"10" maximum:"100" doc:"Results per run, 10-100; default 50."`
 	Frequency  string `json:"frequency,omitempty" enum:"HOURLY,EVERY_12H,DAILY,WEEKLY,MONTHLY,QUARTERLY,hourly,every_12h,daily,weekly,monthly,quarterly" doc:"Default DAILY. Ignored by the preview."`
+	WebhookURL string `json:"webhook_url,omitempty" doc:"Absolute http(s) URL that receives each run's new results, signed as Standard Webhooks (see GET /v1/searches/{id}/deliveries)."`
 }
 
 // addSearchProblems adds the rule problems of a search body.
@@ -143,7 +145,9 @@ type savedSearch struct {
 	Stats         *searchStats  `json:"stats,omitempty" doc:"Only in GET /v1/searches/{id}."`
 	CreditsCharge *int64        `json:"credits_charged,omitempty" doc:"Only on creation."`
 	// The hosted API's SearchSummary has it here; clients of it read it.
-	MonitoringType string `json:"monitoring_type" enum:"microblog-posts,microblog-profile,pronet-posts,pronet-profile" doc:"Same as query.monitoring_type."`
+	MonitoringType string  `json:"monitoring_type" enum:"microblog-posts,microblog-profile,pronet-posts,pronet-profile" doc:"Same as query.monitoring_type."`
+	WebhookURL     *string `json:"webhook_url" doc:"Where each run's new results are POSTed; null when none."`
+	WebhookSecret  *string `json:"webhook_secret,omitempty" doc:"The webhook's signing secret (whsec_…), shown once, in the answer of the write that created it."`
 }
 
 // searchCreatedReply answers a create: the hosted API puts credits_charged
@@ -198,6 +202,9 @@ func toSavedSearch(s search.Search) savedSearch {
 	if s.LastError != "" {
 		out.LastError = &s.LastError
 	}
+	if d.WebhookURL != "" {
+		out.WebhookURL = &d.WebhookURL
+	}
 	return out
 }
 
@@ -244,13 +251,14 @@ func (s *Server) createSearch(ctx context.Context, name string, kind search.Kind
 		return nil, err
 	}
 	sr := search.Search{AccountID: p.Account.ID, Name: strings.TrimSpace(name), Kind: kind, Definition: d}
+	shown := s.ensureSearchWebhookSecret(&sr)
 	charge := credits.Charge{AccountID: p.Account.ID, Feature: credits.SearchCreate, Amount: 1, Allocation: s.cfg.MonthlyCredits(p.Account),
 		Action: "POST /v1/searches/" + strings.Replace(string(kind), "-", "/", 1)}
 	if err := s.store.CreateSearchWithin(ctx, &sr, charge, s.cfg.SearchRunLease, s.cfg.SearchLimit(p.Account.Plan)); err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	out := toSavedSearch(sr)
-	out.CreditsCharge = &charge.Amount
+	out.CreditsCharge, out.WebhookSecret = &charge.Amount, shown
 	r := &searchCreatedReply{SpentCredits: charge.Amount}
 	r.Body.Envelope = Envelope[savedSearch]{Message: "Search created", Success: true, Data: out}
 	r.Body.CreditsCharged = charge.Amount
@@ -363,10 +371,11 @@ type patchQuery struct {
 type patchSearchInput struct {
 	ID   string `path:"id" doc:"Search id."`
 	Body struct {
-		Name    *string       `json:"name,omitempty" doc:"1-255 characters."`
-		Status  string        `json:"status,omitempty" enum:"active,paused,ACTIVE,PAUSED"`
-		Query   *patchQuery   `json:"query,omitempty" doc:"Keyword searches: new keyword lists; the query is checked and compiled anew."`
-		Filters *patchFilters `json:"filters,omitempty"`
+		Name       *string       `json:"name,omitempty" doc:"1-255 characters."`
+		Status     string        `json:"status,omitempty" enum:"active,paused,ACTIVE,PAUSED"`
+		Query      *patchQuery   `json:"query,omitempty" doc:"Keyword searches: new keyword lists; the query is checked and compiled anew."`
+		Filters    *patchFilters `json:"filters,omitempty"`
+		WebhookURL *string       `json:"webhook_url,omitempty" doc:"Sets the webhook_url (a new one gets a signing secret, shown once in this answer); \"\" clears it."`
 	}
 	patched search.Search
 	resumed bool
@@ -381,7 +390,8 @@ func (in *patchSearchInput) check(ctx huma.Context, s *Server, p *problems) erro
 	if err != nil {
 		return err
 	}
-	patch := search.Patch{Name: in.Body.Name, Status: in.Body.Status, Query: (*search.PatchQuery)(in.Body.Query), Filters: (*search.PatchFilters)(in.Body.Filters)}
+	patch := search.Patch{Name: in.Body.Name, Status: in.Body.Status, Query: (*search.PatchQuery)(in.Body.Query), Filters: (*search.PatchFilters)(in.Body.Filters),
+		WebhookURL: in.Body.WebhookURL}
 	resumed, ps := patch.ApplyRules(&sr, s.now(), s.rules(false))
 	in.patched, in.resumed = sr, resumed
 	addSearchProblems(ps, p)
@@ -393,10 +403,13 @@ func (s *Server) handlePatchSearch(ctx context.Context, in *patchSearchInput) (*
 	if err := gate(principalFrom(ctx), sr.Definition); err != nil {
 		return nil, err
 	}
+	shown := s.ensureSearchWebhookSecret(&sr)
 	if err := s.store.UpdateSearch(ctx, &sr, in.resumed, s.cfg.SearchRunLease); err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	return reply("Search updated", toSavedSearch(sr)), nil
+	out := toSavedSearch(sr)
+	out.WebhookSecret = shown
+	return reply("Search updated", out), nil
 }
 
 type deletedData struct {

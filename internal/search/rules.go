@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -89,6 +90,7 @@ type MicroblogPosts struct {
 	ListID            string   `json:"list_id,omitempty"`
 	ContextAnnotation string   `json:"context_annotation,omitempty"`
 	PlaceCountry      string   `json:"place_country,omitempty"`
+	WebhookURL        string   `json:"webhook_url,omitempty"`
 }
 
 // MicroblogProfile is the body of a microblog profile monitor (and of its preview).
@@ -97,6 +99,7 @@ type MicroblogProfile struct {
 	ProfileURL string `json:"profile_url"`
 	MaxResults int    `json:"max_results,omitempty"`
 	Frequency  string `json:"frequency,omitempty"`
+	WebhookURL string `json:"webhook_url,omitempty"`
 }
 
 // Definition validates the body, fills in the defaults and lists every problem.
@@ -183,6 +186,7 @@ func (b MicroblogPosts) Definition(r Rules) (Definition, Problems) {
 			p.add("", "%v", err)
 		}
 	}
+	d.WebhookURL = webhookURL(b.WebhookURL, "webhook_url", &p)
 	return d, p
 }
 
@@ -208,6 +212,7 @@ func (b MicroblogProfile) Definition(r Rules) (Definition, Problems) {
 		SearchType: DefaultSearchType,
 		ProfileURL: "https://" + hosts[0] + "/" + username, ProfileUsername: username,
 	}
+	d.WebhookURL = webhookURL(b.WebhookURL, "webhook_url", &p)
 	return d, p
 }
 
@@ -315,6 +320,8 @@ type Patch struct {
 	Status  string        `json:"status,omitempty"`
 	Query   *PatchQuery   `json:"query,omitempty"`
 	Filters *PatchFilters `json:"filters,omitempty"`
+	// WebhookURL sets the search's webhook_url; "" clears it.
+	WebhookURL *string `json:"webhook_url,omitempty"`
 }
 
 // PatchFilters are the filters.* a patch may change. content_type and
@@ -352,6 +359,12 @@ func (pt Patch) ApplyRules(s *Search, now time.Time, r Rules) (resumed bool, _ P
 		checkName(*pt.Name, &p)
 	}
 	d = requery(s.Kind, d, pt.Query, pt.Filters, r, &p)
+	if pt.WebhookURL != nil {
+		d.WebhookURL = webhookURL(*pt.WebhookURL, "webhook_url", &p)
+		if d.WebhookURL == "" {
+			d.WebhookSecret = ""
+		}
+	}
 	if v := strings.ToLower(pt.Status); v != "" {
 		status = Status(v)
 		if status != StatusActive && status != StatusPaused {
@@ -417,4 +430,20 @@ func (pt Patch) ApplyRules(s *Search, now time.Time, r Rules) (resumed bool, _ P
 		s.Status = status
 	}
 	return resumed, nil
+}
+
+// webhookURL checks an optional webhook_url: an absolute http(s) URL with a
+// host. Whether its address may be reached is the outbound policy's call,
+// made at delivery.
+func webhookURL(raw, field string, p *Problems) string {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" || len(raw) > 2048 {
+		p.add(field, "must be an absolute http or https URL")
+		return ""
+	}
+	return raw
 }

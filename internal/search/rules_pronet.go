@@ -22,6 +22,7 @@ type PronetPosts struct {
 	TimeFrame            string   `json:"time_frame,omitempty"`
 	MaxResults           int      `json:"max_results,omitempty"`
 	Frequency            string   `json:"frequency,omitempty"`
+	WebhookURL           string   `json:"webhook_url,omitempty"`
 }
 
 // PronetProfile is the body of a pronet profile monitor (and of its preview).
@@ -32,7 +33,8 @@ type PronetProfile struct {
 	Frequency  string `json:"frequency,omitempty"`
 	// TimeFrame is how far back the first run reads (later runs read
 	// what is newer than the last post collected).
-	TimeFrame string `json:"time_frame,omitempty"`
+	TimeFrame  string `json:"time_frame,omitempty"`
+	WebhookURL string `json:"webhook_url,omitempty"`
 }
 
 // Limits of a pronet keyword search besides MaxKeywords.
@@ -93,6 +95,7 @@ func (b PronetPosts) Definition(r Rules) (Definition, Problems) {
 	if len(b.Keywords)+len(b.KeywordsAnd) == 0 && !mentions {
 		p.add("keywords", "is required unless mentions_member or mentions_organization is given")
 	}
+	d.WebhookURL = webhookURL(b.WebhookURL, "webhook_url", &p)
 	return d, p
 }
 
@@ -120,6 +123,7 @@ func (b PronetProfile) Definition(r Rules) (Definition, Problems) {
 	if err == nil {
 		d.ProfileURL, d.ProfileUsername = pronet.ProfileURL(username), username
 	}
+	d.WebhookURL = webhookURL(b.WebhookURL, "webhook_url", &p)
 	return d, p
 }
 

@@ -119,6 +119,11 @@ const (
 // Definition is what a search looks for: the validated body of its creation,
 // with defaults filled in. It is stored as JSON.
 type Definition struct {
+	// WebhookURL receives each run's new results, signed with
+	// WebhookSecret: the sealed secret, base64 (never shown after creation).
+	WebhookURL    string `json:"webhook_url,omitempty"`
+	WebhookSecret string `json:"webhook_secret,omitempty"`
+
 	Keywords    []string `json:"keywords"`
 	KeywordsAnd []string `json:"keywords_and"`
 	KeywordsNot []string `json:"keywords_not"`

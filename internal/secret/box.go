@@ -151,3 +151,7 @@ func AccountContext(accountID, name string) string { return "account/" + account
 
 // WebhookContext binds a workflow's webhook signing secret to the workflow.
 func WebhookContext(workflowID string) string { return "workflow/" + workflowID + "/webhook" }
+
+// SearchWebhookContext is the sealing context of the signing secrets of an
+// account's saved-search webhooks.
+func SearchWebhookContext(accountID string) string { return "account/" + accountID + "/search-webhook" }

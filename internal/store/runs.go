@@ -90,9 +90,9 @@ func (s *Store) SaveRun(ctx context.Context, run search.Run) (search.Outcome, er
 		if s.dialect == Postgres {
 			lock = " FOR UPDATE"
 		}
-		var accountID, status, watermark string
-		err := tx.QueryRowContext(ctx, `SELECT account_id, status, watermark FROM searches WHERE id = $1`+lock, run.SearchID).
-			Scan(&accountID, &status, &watermark)
+		var accountID, status, watermark, webhook string
+		err := tx.QueryRowContext(ctx, `SELECT account_id, status, watermark, `+s.webhookURLColumn()+` FROM searches WHERE id = $1`+lock, run.SearchID).
+			Scan(&accountID, &status, &watermark, &webhook)
 		if errors.Is(err, sql.ErrNoRows) {
 			return search.ErrGone
 		}
@@ -108,6 +108,11 @@ func (s *Store) SaveRun(ctx context.Context, run search.Run) (search.Outcome, er
 		}
 		if err := insertEvents(ctx, tx, s.dialect, accountID, run.SearchID, inserted, run.At); err != nil {
 			return err
+		}
+		if webhook != "" {
+			if err := insertDeliveries(ctx, tx, run.SearchID, inserted, run.At); err != nil {
+				return err
+			}
 		}
 		if search.NewerID(run.NewestID, watermark) {
 			watermark = run.NewestID
