@@ -205,6 +205,29 @@ func TestHostedClientDropIn(t *testing.T) {
 				}
 			}
 		})
+		t.Run("result media are URL strings", func(t *testing.T) {
+			r := hostedDo(t, c, "POST", "/v1/searches/twitter/posts/preview", `{"keywords": ["ai"]}`)
+			var a struct {
+				Data []struct {
+					Content map[string]any `json:"content"`
+				} `json:"data"`
+			}
+			if r.Status != 200 || json.Unmarshal(r.Body, &a) != nil {
+				t.Fatalf("preview = %d %.300s", r.Status, r.Body)
+			}
+			for _, it := range a.Data {
+				media, ok := it.Content["media"]
+				if !ok || media == nil {
+					continue
+				}
+				list, _ := media.([]any)
+				for _, m := range list {
+					if _, ok := m.(string); !ok {
+						t.Fatalf("content.media holds %v, not a URL: %v", m, it.Content)
+					}
+				}
+			}
+		})
 		t.Run("comment authors carry linkedinUrl", func(t *testing.T) {
 			hostedCommentAuthors(t, c)
 		})

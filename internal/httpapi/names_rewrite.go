@@ -186,6 +186,9 @@ func (t nameTable) toHosted(v any) any {
 			}
 			out[name] = t.renameValues(k, t.toHosted(val), true)
 		}
+		if content, ok := out["content"].(map[string]any); ok {
+			hostedMedia(content)
+		}
 		return out
 	case []any:
 		for i := range v {
@@ -225,6 +228,7 @@ func (t nameTable) docToHosted(v any) any {
 			v[k] = t.docToHosted(val)
 		}
 		if props, ok := v["properties"].(map[string]any); ok {
+			docHostedMedia(v, props)
 			for k, val := range props {
 				if pair, ok := t.field(k); ok && k == pair.Neutral {
 					delete(props, k)
