@@ -203,6 +203,28 @@ func TestHostedClientDropIn(t *testing.T) {
 				if _, ok := prospect["linkedin_url"]; !ok || prospect["pronet_url"] != nil {
 					t.Fatalf("a prospect without linkedin_url: %v", prospect)
 				}
+				if n, ok := e["discovery_interval"].(float64); !ok || (n != 0 && n != 1 && n != 3 && n != 5) {
+					t.Fatalf("discovery_interval %v is not 0, 1, 3 or 5", e["discovery_interval"])
+				}
+				for _, m := range []string{"id", "prospect_id", "engagement"} {
+					if _, ok := e[m]; !ok {
+						t.Fatalf("an engager without %s: %v", m, e)
+					}
+				}
+			}
+			for _, call := range []hostedCall{
+				{name: "topic engagers paged", method: "GET", path: "/v1/topics/" + created.Data.ID + "/engagements?page=1&page_size=10",
+					status: 200, want: map[string]any{"pagination.page": 1.0, "pagination.page_size": 10.0},
+					has: []string{"pagination.total_count", "pagination.total_pages"}},
+				{name: "topics paged", method: "GET", path: "/v1/topics?page=1&page_size=10",
+					status: 200, want: map[string]any{"pagination.page": 1.0}, has: []string{"pagination.total_count", "pagination.total_pages", "data.0.id"}},
+				{name: "credits summary", method: "GET", path: "/v1/topics/" + created.Data.ID + "/credits-summary",
+					status: 200, want: map[string]any{"allocation_method": "split_evenly", "period.source": "billing_period",
+						"data.engagement_credits_by_interval.0.interval": 0.0, "data.engagement_credits_by_interval.1.interval": 1.0,
+						"data.engagement_credits_by_interval.3.interval": 5.0},
+					has: []string{"period.from", "period.to", "data.engagement_credits_by_interval.0.billed_engagements_count", "data.billed_engagements_count"}},
+			} {
+				checkHostedAnswer(t, call, hostedDo(t, c, call.method, call.path, call.body))
 			}
 		})
 		t.Run("result media are URL strings", func(t *testing.T) {

@@ -189,6 +189,7 @@ func (t nameTable) toHosted(v any) any {
 		if content, ok := out["content"].(map[string]any); ok {
 			hostedMedia(content)
 		}
+		hostedInterval(out)
 		return out
 	case []any:
 		for i := range v {
@@ -229,6 +230,7 @@ func (t nameTable) docToHosted(v any) any {
 		}
 		if props, ok := v["properties"].(map[string]any); ok {
 			docHostedMedia(v, props)
+			docHostedInterval(props)
 			for k, val := range props {
 				if pair, ok := t.field(k); ok && k == pair.Neutral {
 					delete(props, k)

@@ -1,6 +1,12 @@
 package httpapi
 
-import "strings"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Shapes of the hosted API that differ from Trawl's where the spec leaves
 // them open, answered only with TRAWL_API_NAMES=hosted (docs/decisions.md,
@@ -59,4 +65,92 @@ func docHostedMedia(schema map[string]any, props map[string]any) {
 		}
 	}
 	schema["required"] = kept
+}
+
+// The hosted API numbers the collection that found an engagement by the
+// day of its follow-up (0 for the first collection, then 1, 3, 5); Trawl
+// names it (initial, rediscovery, day1, day3, day5), and the spec is silent
+// on both the engagers' and the credits summary's shapes. A hosted server
+// answers the numbers: rediscovery, the first collection of a post found
+// by a later run, is 0 like initial.
+var hostedIntervals = map[string]json.Number{"initial": "0", "rediscovery": "0", "day1": "1", "day3": "3", "day5": "5"}
+
+// hostedIntervalMembers are the members holding an interval.
+var hostedIntervalMembers = []string{"discovery_interval", "interval"}
+
+// hostedInterval reshapes obj (one object of an answer) in place: its
+// interval members become numbers, and the credits summary's list by
+// interval keeps one entry per number (initial and rediscovery summed).
+func hostedInterval(obj map[string]any) {
+	for _, m := range hostedIntervalMembers {
+		if s, ok := obj[m].(string); ok {
+			if n, ok := hostedIntervals[s]; ok {
+				obj[m] = n
+			}
+		}
+	}
+	list, ok := obj["engagement_credits_by_interval"].([]any)
+	if !ok {
+		return
+	}
+	merged := make([]any, 0, len(list))
+	byInterval := map[json.Number]map[string]any{}
+	for _, it := range list {
+		e, ok := it.(map[string]any)
+		n, isNum := e["interval"].(json.Number)
+		if !ok || !isNum {
+			merged = append(merged, it)
+			continue
+		}
+		prev, seen := byInterval[n]
+		if !seen {
+			byInterval[n] = e
+			merged = append(merged, e)
+			continue
+		}
+		for _, k := range []string{"credits", "billed_engagements_count"} {
+			prev[k] = addNumbers(prev[k], e[k])
+		}
+	}
+	obj["engagement_credits_by_interval"] = merged
+}
+
+// addNumbers sums two JSON numbers of an answer (a when b is not one).
+func addNumbers(a, b any) any {
+	x, okA := a.(json.Number)
+	y, okB := b.(json.Number)
+	if !okA || !okB {
+		return a
+	}
+	if i, err := x.Int64(); err == nil {
+		if j, err := y.Int64(); err == nil {
+			return json.Number(strconv.FormatInt(i+j, 10))
+		}
+	}
+	f, _ := x.Float64()
+	g, _ := y.Float64()
+	return json.Number(strconv.FormatFloat(round4(f+g), 'f', -1, 64))
+}
+
+// docHostedInterval is hostedInterval for the document: an interval
+// property whose enum names Trawl's intervals holds their numbers.
+func docHostedInterval(props map[string]any) {
+	for _, m := range hostedIntervalMembers {
+		p, ok := props[m].(map[string]any)
+		if !ok {
+			continue
+		}
+		enum, _ := p["enum"].([]any)
+		if !slices.Contains(enum, any("initial")) {
+			continue
+		}
+		var nums []any
+		for _, e := range enum {
+			if n, ok := hostedIntervals[fmt.Sprint(e)]; ok && !slices.Contains(nums, any(n)) {
+				nums = append(nums, n)
+			}
+		}
+		props[m] = map[string]any{"type": "integer", "enum": nums,
+			"description": "The collection: 0 the first (a post's discovery), then 1, 3, 5 (the Day 1, 3, 5 follow-ups)."}
+	}
 }
