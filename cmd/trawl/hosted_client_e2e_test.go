@@ -119,9 +119,10 @@ func TestHostedClientDropIn(t *testing.T) {
 				body:   `{"name": "Hooked", "workflow": {"trigger": {"kind": "workflows/webhook"}, "actions": [{"id": "keep", "kind": "builtin:set", "inputs": {"values": {"pronet_url": "kept as written"}}}], "edges": [{"from": "$source", "to": "keep"}]}}`,
 				status: 201, want: map[string]any{"data.workflow.actions.0.inputs.values.pronet_url": "kept as written"}},
 			{name: "executions by page and page_size", method: "GET", path: "/v1/workflows/{a workflow}/executions?page=1&page_size=20",
-				// The paging works; the hosted shape (data {items, page, page_size,
-				// total, has_more}) is not Trawl's yet (pagination beside data).
-				status: 200, want: map[string]any{"pagination.page": 1.0, "pagination.page_size": 20.0, "pagination.total_count": 0.0}},
+				// The hosted shape, in hosted mode only: spec mode keeps data the
+				// list and pagination beside it (docs/decisions.md, "Hosted shapes").
+				status: 200, want: map[string]any{"data.page": 1.0, "data.page_size": 20.0, "data.total": 0.0, "data.has_more": false},
+				has: []string{"data.items"}},
 			{name: "enrich a person", method: "POST", path: "/v1/profile/enrich",
 				body:   `{"profileUrl": "https://www.linkedin.com/in/jane-doe"}`,
 				status: 200, want: map[string]any{"data.prospect.linkedin_url": "https://www.linkedin.com/in/jane-doe"},

@@ -225,6 +225,9 @@ func (t nameTable) renameValues(member string, v any, toHosted bool) any {
 func (t nameTable) docToHosted(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
+		if _, ok := v["paths"]; ok {
+			docHostedExecutionsPage(v)
+		}
 		for k, val := range v {
 			v[k] = t.docToHosted(val)
 		}
@@ -307,6 +310,8 @@ func (s *Server) hostedResponses(next http.Handler) http.Handler {
 		switch p := r.URL.Path; {
 		case p == "/openapi.json" || p == "/openapi-3.0.json" || strings.HasPrefix(p, "/schemas/"):
 			f = t.docToHosted
+		case isExecutionsList(r.Method, p):
+			f = hostedExecutionsPage
 		case renamesBodies(p):
 			f = t.toHosted
 		default:

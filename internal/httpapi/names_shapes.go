@@ -154,3 +154,63 @@ func docHostedInterval(props map[string]any) {
 			"description": "The collection: 0 the first (a post's discovery), then 1, 3, 5 (the Day 1, 3, 5 follow-ups)."}
 	}
 }
+
+// The hosted API pages a workflow's executions inside data: {items, page,
+// page_size, total, has_more}. The spec names the endpoint and gives no
+// shape; Trawl's answer (data the list, pagination beside it, as its other
+// page-numbered lists) is kept in spec mode, and a hosted server answers
+// the hosted shape: one data member cannot be both a list and an object.
+
+// executionsListSchema is the document's schema of that answer.
+const executionsListSchema = "PagedReplyExecutionOutBody"
+
+// isExecutionsList reports whether path is a workflow's executions list.
+func isExecutionsList(method, path string) bool {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	return method == "GET" && len(segs) == 4 && segs[0] == "v1" && segs[1] == "workflows" && segs[3] == "executions"
+}
+
+// hostedExecutionsPage reshapes the answer of the executions list.
+func hostedExecutionsPage(v any) any {
+	body, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	pg, ok := body["pagination"].(map[string]any)
+	if !ok {
+		return v // an error answer
+	}
+	page, _ := pg["page"].(json.Number)
+	pages, _ := pg["total_pages"].(json.Number)
+	p, _ := page.Int64()
+	n, _ := pages.Int64()
+	body["data"] = map[string]any{"items": body["data"], "page": pg["page"], "page_size": pg["page_size"],
+		"total": pg["total_count"], "has_more": p < n}
+	delete(body, "pagination")
+	return body
+}
+
+// docHostedExecutionsPage is hostedExecutionsPage for the document.
+func docHostedExecutionsPage(doc map[string]any) {
+	comps, _ := doc["components"].(map[string]any)
+	schemas, _ := comps["schemas"].(map[string]any)
+	schema, _ := schemas[executionsListSchema].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	if props == nil || props["pagination"] == nil {
+		return
+	}
+	integer := map[string]any{"type": "integer", "format": "int64"}
+	props["data"] = map[string]any{"type": "object", "additionalProperties": false,
+		"required": []any{"items", "page", "page_size", "total", "has_more"},
+		"properties": map[string]any{"items": props["data"], "page": integer, "page_size": integer, "total": integer,
+			"has_more": map[string]any{"type": "boolean"}}}
+	delete(props, "pagination")
+	req, _ := schema["required"].([]any)
+	kept := req[:0]
+	for _, r := range req {
+		if r != "pagination" {
+			kept = append(kept, r)
+		}
+	}
+	schema["required"] = kept
+}
