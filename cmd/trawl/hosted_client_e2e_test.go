@@ -130,6 +130,16 @@ func TestHostedClientDropIn(t *testing.T) {
 			{name: "social mapping includes linkedin_url", method: "POST", path: "/v1/social/mapping",
 				body:   `{"engaged_with_keywords": ["revops"], "engaged_with_days": 30, "includes": ["linkedin_url", "job_title", "post.url"], "page": 1, "page_size": 10}`,
 				status: 200, has: []string{"data.results", "data.page", "data.total"}},
+			{name: "a topic", method: "POST", path: "/v1/topics",
+				body:   `{"name": "Doomed", "keywords": ["revops"], "max_results": 10.0}`,
+				status: 201, want: map[string]any{"credits_charged": 0.0}, has: []string{"data.id", "data.keywords_and"}},
+			{name: "delete a topic", method: "DELETE", path: "/v1/topics/{a topic}",
+				status: 200, want: map[string]any{"data.id": "{a topic}", "data.deleted": true}},
+			{name: "a doomed monitor", method: "POST", path: "/v1/searches/twitter/profile",
+				body:   `{"name": "Doomed", "profile_url": "https://twitter.com/doomed"}`,
+				status: 201, has: []string{"data.id", "credits_charged"}},
+			{name: "delete a monitor", method: "DELETE", path: "/v1/searches/{a doomed monitor}",
+				status: 200, want: map[string]any{"data.id": "{a doomed monitor}", "data.deleted": true}},
 			{name: "the document describes the hosted names", method: "GET", path: "/openapi.json",
 				status: 200, contains: []string{`"/v1/searches/twitter/posts"`, `"/v1/searches/linkedin/profile/preview"`, `"linkedin_url"`, `"linkedinUrl"`, `"twitter-posts"`}},
 		}
@@ -146,6 +156,14 @@ func TestHostedClientDropIn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			want := map[string]any{}
+			for p, v := range call.want {
+				if s, ok := v.(string); ok && strings.HasPrefix(s, "{") && ids[strings.Trim(s, "{}")] != "" {
+					v = ids[strings.Trim(s, "{}")]
+				}
+				want[p] = v
+			}
+			call.want = want
 			answer := checkHostedAnswer(t, call, r)
 			if id, ok := lookupJSON(answer, "data.id"); ok && call.status == http.StatusCreated {
 				ids[call.name], _ = id.(string)
