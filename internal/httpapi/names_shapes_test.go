@@ -55,3 +55,26 @@ func TestHostedDocumentMediaIsStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestHostedIntervalsAreNumbers(t *testing.T) {
+	in := `{"data":{"engagement_credits_by_interval":[{"interval":"initial","credits":0.5,"billed_engagements_count":1},
+		{"interval":"rediscovery","credits":0.25,"billed_engagements_count":2},{"interval":"day1","credits":0,"billed_engagements_count":0}]},
+		"rows":[{"discovery_interval":"day5"},{"discovery_interval":"rediscovery"}]}`
+	got := string(rewriteJSON([]byte(in), hostedNames().toHosted))
+	want := `{"data":{"engagement_credits_by_interval":[{"billed_engagements_count":3,"credits":0.75,"interval":0},{"billed_engagements_count":0,"credits":0,"interval":1}]},"rows":[{"discovery_interval":5},{"discovery_interval":0}]}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestHostedExecutionsPage(t *testing.T) {
+	in := `{"message":"Executions","success":true,"data":[{"run_id":"r"}],"pagination":{"page":1,"page_size":1,"total_count":2,"total_pages":2}}`
+	got := string(rewriteJSON([]byte(in), hostedExecutionsPage))
+	want := `{"data":{"has_more":true,"items":[{"run_id":"r"}],"page":1,"page_size":1,"total":2},"message":"Executions","success":true}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if !isExecutionsList("GET", "/v1/workflows/w1/executions") || isExecutionsList("GET", "/v1/workflows/w1/executions/r1") {
+		t.Error("isExecutionsList matches the wrong paths")
+	}
+}
