@@ -108,16 +108,21 @@ func TestHostedClientDropIn(t *testing.T) {
 			{name: "results with the hosted filters", method: "GET", path: "/v1/searches/{twitter keyword monitor}/results?limit=50&job_title=founder&company=acme&industry=software&country=us",
 				status: 200, has: []string{"pagination.has_more", "data"}},
 			{name: "results by seniority", method: "GET", path: "/v1/searches/{linkedin keyword monitor}/results?limit=50&seniority=Director",
-				status: 200, has: []string{"pagination.has_more", "pagination.total_count", "data"}},
+				status: 200, has: []string{"pagination.has_more", "pagination.total_count", "data", "meta.search_id"},
+				want: map[string]any{"meta.from": nil}},
+			{name: "results from a time, echoed in meta", method: "GET", path: "/v1/searches/{linkedin keyword monitor}/results?from=2026-01-01T00:00:00Z",
+				status: 200, want: map[string]any{"meta.from": "2026-01-01T00:00:00Z", "pagination.has_more": false, "pagination.next_cursor": nil},
+				has: []string{"meta.search_id", "pagination.total_count"}},
 			{name: "an unknown seniority", method: "GET", path: "/v1/searches/{linkedin keyword monitor}/results?seniority=boss",
 				status: 400, contains: []string{`"query.seniority"`, "cxo"}},
 			{name: "a workflow", method: "POST", path: "/v1/workflows",
 				body:   `{"name": "Hooked", "workflow": {"trigger": {"kind": "workflows/webhook"}, "actions": [{"id": "keep", "kind": "builtin:set", "inputs": {"values": {"pronet_url": "kept as written"}}}], "edges": [{"from": "$source", "to": "keep"}]}}`,
 				status: 201, want: map[string]any{"data.workflow.actions.0.inputs.values.pronet_url": "kept as written"}},
 			{name: "executions by page and page_size", method: "GET", path: "/v1/workflows/{a workflow}/executions?page=1&page_size=20",
-				// The paging works; the hosted shape (data {items, page, page_size,
-				// total, has_more}) is not Trawl's yet (pagination beside data).
-				status: 200, want: map[string]any{"pagination.page": 1.0, "pagination.page_size": 20.0, "pagination.total_count": 0.0}},
+				// The hosted shape, in hosted mode only: spec mode keeps data the
+				// list and pagination beside it (docs/decisions.md, "Hosted shapes").
+				status: 200, want: map[string]any{"data.page": 1.0, "data.page_size": 20.0, "data.total": 0.0, "data.has_more": false},
+				has: []string{"data.items"}},
 			{name: "enrich a person", method: "POST", path: "/v1/profile/enrich",
 				body:   `{"profileUrl": "https://www.linkedin.com/in/jane-doe"}`,
 				status: 200, want: map[string]any{"data.prospect.linkedin_url": "https://www.linkedin.com/in/jane-doe"},
@@ -125,6 +130,16 @@ func TestHostedClientDropIn(t *testing.T) {
 			{name: "social mapping includes linkedin_url", method: "POST", path: "/v1/social/mapping",
 				body:   `{"engaged_with_keywords": ["revops"], "engaged_with_days": 30, "includes": ["linkedin_url", "job_title", "post.url"], "page": 1, "page_size": 10}`,
 				status: 200, has: []string{"data.results", "data.page", "data.total"}},
+			{name: "a topic", method: "POST", path: "/v1/topics",
+				body:   `{"name": "Doomed", "keywords": ["revops"], "max_results": 10.0}`,
+				status: 201, want: map[string]any{"credits_charged": 0.0}, has: []string{"data.id", "data.keywords_and"}},
+			{name: "delete a topic", method: "DELETE", path: "/v1/topics/{a topic}",
+				status: 200, want: map[string]any{"data.id": "{a topic}", "data.deleted": true}},
+			{name: "a doomed monitor", method: "POST", path: "/v1/searches/twitter/profile",
+				body:   `{"name": "Doomed", "profile_url": "https://twitter.com/doomed"}`,
+				status: 201, has: []string{"data.id", "credits_charged"}},
+			{name: "delete a monitor", method: "DELETE", path: "/v1/searches/{a doomed monitor}",
+				status: 200, want: map[string]any{"data.id": "{a doomed monitor}", "data.deleted": true}},
 			{name: "the document describes the hosted names", method: "GET", path: "/openapi.json",
 				status: 200, contains: []string{`"/v1/searches/twitter/posts"`, `"/v1/searches/linkedin/profile/preview"`, `"linkedin_url"`, `"linkedinUrl"`, `"twitter-posts"`}},
 		}
@@ -141,6 +156,14 @@ func TestHostedClientDropIn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			want := map[string]any{}
+			for p, v := range call.want {
+				if s, ok := v.(string); ok && strings.HasPrefix(s, "{") && ids[strings.Trim(s, "{}")] != "" {
+					v = ids[strings.Trim(s, "{}")]
+				}
+				want[p] = v
+			}
+			call.want = want
 			answer := checkHostedAnswer(t, call, r)
 			if id, ok := lookupJSON(answer, "data.id"); ok && call.status == http.StatusCreated {
 				ids[call.name], _ = id.(string)
@@ -198,6 +221,51 @@ func TestHostedClientDropIn(t *testing.T) {
 				}
 				if _, ok := prospect["linkedin_url"]; !ok || prospect["pronet_url"] != nil {
 					t.Fatalf("a prospect without linkedin_url: %v", prospect)
+				}
+				if n, ok := e["discovery_interval"].(float64); !ok || (n != 0 && n != 1 && n != 3 && n != 5) {
+					t.Fatalf("discovery_interval %v is not 0, 1, 3 or 5", e["discovery_interval"])
+				}
+				for _, m := range []string{"id", "prospect_id", "engagement"} {
+					if _, ok := e[m]; !ok {
+						t.Fatalf("an engager without %s: %v", m, e)
+					}
+				}
+			}
+			for _, call := range []hostedCall{
+				{name: "topic engagers paged", method: "GET", path: "/v1/topics/" + created.Data.ID + "/engagements?page=1&page_size=10",
+					status: 200, want: map[string]any{"pagination.page": 1.0, "pagination.page_size": 10.0},
+					has: []string{"pagination.total_count", "pagination.total_pages"}},
+				{name: "topics paged", method: "GET", path: "/v1/topics?page=1&page_size=10",
+					status: 200, want: map[string]any{"pagination.page": 1.0}, has: []string{"pagination.total_count", "pagination.total_pages", "data.0.id"}},
+				{name: "credits summary", method: "GET", path: "/v1/topics/" + created.Data.ID + "/credits-summary",
+					status: 200, want: map[string]any{"allocation_method": "split_evenly", "period.source": "billing_period",
+						"data.engagement_credits_by_interval.0.interval": 0.0, "data.engagement_credits_by_interval.1.interval": 1.0,
+						"data.engagement_credits_by_interval.3.interval": 5.0},
+					has: []string{"period.from", "period.to", "data.engagement_credits_by_interval.0.billed_engagements_count", "data.billed_engagements_count"}},
+			} {
+				checkHostedAnswer(t, call, hostedDo(t, c, call.method, call.path, call.body))
+			}
+		})
+		t.Run("result media are URL strings", func(t *testing.T) {
+			r := hostedDo(t, c, "POST", "/v1/searches/twitter/posts/preview", `{"keywords": ["ai"]}`)
+			var a struct {
+				Data []struct {
+					Content map[string]any `json:"content"`
+				} `json:"data"`
+			}
+			if r.Status != 200 || json.Unmarshal(r.Body, &a) != nil {
+				t.Fatalf("preview = %d %.300s", r.Status, r.Body)
+			}
+			for _, it := range a.Data {
+				media, ok := it.Content["media"]
+				if !ok || media == nil {
+					continue
+				}
+				list, _ := media.([]any)
+				for _, m := range list {
+					if _, ok := m.(string); !ok {
+						t.Fatalf("content.media holds %v, not a URL: %v", m, it.Content)
+					}
 				}
 			}
 		})

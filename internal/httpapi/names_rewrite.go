@@ -186,6 +186,10 @@ func (t nameTable) toHosted(v any) any {
 			}
 			out[name] = t.renameValues(k, t.toHosted(val), true)
 		}
+		if content, ok := out["content"].(map[string]any); ok {
+			hostedMedia(content)
+		}
+		hostedInterval(out)
 		return out
 	case []any:
 		for i := range v {
@@ -221,10 +225,15 @@ func (t nameTable) renameValues(member string, v any, toHosted bool) any {
 func (t nameTable) docToHosted(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
+		if _, ok := v["paths"]; ok {
+			docHostedExecutionsPage(v)
+		}
 		for k, val := range v {
 			v[k] = t.docToHosted(val)
 		}
 		if props, ok := v["properties"].(map[string]any); ok {
+			docHostedMedia(v, props)
+			docHostedInterval(props)
 			for k, val := range props {
 				if pair, ok := t.field(k); ok && k == pair.Neutral {
 					delete(props, k)
@@ -301,6 +310,8 @@ func (s *Server) hostedResponses(next http.Handler) http.Handler {
 		switch p := r.URL.Path; {
 		case p == "/openapi.json" || p == "/openapi-3.0.json" || strings.HasPrefix(p, "/schemas/"):
 			f = t.docToHosted
+		case isExecutionsList(r.Method, p):
+			f = hostedExecutionsPage
 		case renamesBodies(p):
 			f = t.toHosted
 		default:

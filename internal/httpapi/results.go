@@ -47,6 +47,14 @@ type resultsBody struct {
 	Success    bool          `json:"success"`
 	Data       []source.Item `json:"data"`
 	Pagination pagination    `json:"pagination"`
+	Meta       resultsMeta   `json:"meta"`
+}
+
+// resultsMeta names what the page is of (the hosted API's meta): the
+// search and the from the query gave, as given.
+type resultsMeta struct {
+	SearchID string  `json:"search_id"`
+	From     *string `json:"from" doc:"The from query, as given; null when absent."`
 }
 
 func (s *Server) handleSearchResults(ctx context.Context, in *resultsInput) (*huma.StreamResponse, error) {
@@ -66,7 +74,10 @@ func (s *Server) handleSearchResults(ctx context.Context, in *resultsInput) (*hu
 		return nil, s.fail(ctx, err)
 	}
 	body := resultsBody{Message: "Results", Success: true, Data: page.Items,
-		Pagination: newPagination(page.NextCursor, &page.TotalCount)}
+		Pagination: newPagination(page.NextCursor, &page.TotalCount), Meta: resultsMeta{SearchID: sr.ID}}
+	if in.From != "" {
+		body.Meta.From = &in.From
+	}
 	if body.Data == nil {
 		body.Data = []source.Item{}
 	}

@@ -441,14 +441,29 @@ func (in *creditsSummaryInput) check(_ huma.Context, s *Server, p *problems) err
 type intervalCredits struct {
 	Interval string  `json:"interval" enum:"initial,rediscovery,day1,day3,day5"`
 	Credits  float64 `json:"credits"`
+	// BilledEngagementsCount is what the hosted API gives per interval.
+	BilledEngagementsCount int64 `json:"billed_engagements_count" doc:"Engagements billed in this interval."`
+}
+
+// creditsPeriod is the period a credits summary covers.
+type creditsPeriod struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Source string `json:"source" enum:"billing_period,query" doc:"billing_period when from and to were not given."`
+}
+
+// creditsSummaryReply carries period and allocation_method beside data too,
+// where the hosted API has them.
+type creditsSummaryReply struct {
+	Body struct {
+		Envelope[creditsSummaryOut]
+		Period           creditsPeriod `json:"period"`
+		AllocationMethod string        `json:"allocation_method" enum:"split_evenly" doc:"As data.allocation_method."`
+	}
 }
 
 type creditsSummaryOut struct {
-	Period struct {
-		From   string `json:"from"`
-		To     string `json:"to"`
-		Source string `json:"source" enum:"billing_period,query" doc:"billing_period when from and to were not given."`
-	} `json:"period"`
+	Period                      creditsPeriod     `json:"period"`
 	AllocationMethod            string            `json:"allocation_method" enum:"split_evenly" doc:"A post or engagement several of the account's topics share is paid once and split evenly between them."`
 	TotalCredits                float64           `json:"total_credits"`
 	NewPostCredits              float64           `json:"new_post_credits"`
@@ -459,7 +474,7 @@ type creditsSummaryOut struct {
 	EngagementCreditsByInterval []intervalCredits `json:"engagement_credits_by_interval"`
 }
 
-func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSummaryInput) (*Reply[creditsSummaryOut], error) {
+func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSummaryInput) (*creditsSummaryReply, error) {
 	from, to := in.from, in.to
 	t, err := s.accountTopic(ctx, in.ID)
 	if err != nil {
@@ -482,9 +497,12 @@ func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSumma
 	out.EngagementCreditsByInterval = []intervalCredits{}
 	for _, iv := range []topic.Interval{topic.Initial, topic.Rediscovery, topic.Day1, topic.Day3, topic.Day5} {
 		out.EngagementCreditsByInterval = append(out.EngagementCreditsByInterval,
-			intervalCredits{Interval: string(iv), Credits: round4(sum.EngagementCreditsByInt[iv])})
+			intervalCredits{Interval: string(iv), Credits: round4(sum.EngagementCreditsByInt[iv]), BilledEngagementsCount: sum.EngagementsByInt[iv]})
 	}
-	return reply("Topic credits summary", out), nil
+	r := &creditsSummaryReply{}
+	r.Body.Envelope = reply("Topic credits summary", out).Body
+	r.Body.Period, r.Body.AllocationMethod = out.Period, out.AllocationMethod
+	return r, nil
 }
 
 // round4 keeps four decimals of an evenly split credit amount.

@@ -483,11 +483,12 @@ type CreditsSummary struct {
 	BilledEngagements      int64
 	LastChargedAt          *time.Time
 	EngagementCreditsByInt map[topic.Interval]float64
+	EngagementsByInt       map[topic.Interval]int64 // billed engagements
 }
 
 // TopicCreditsSummary computes the summary of a topic over [from, to].
 func (s *Store) TopicCreditsSummary(ctx context.Context, t topic.Topic, from, to time.Time) (CreditsSummary, error) {
-	sum := CreditsSummary{EngagementCreditsByInt: map[topic.Interval]float64{}}
+	sum := CreditsSummary{EngagementCreditsByInt: map[topic.Interval]float64{}, EngagementsByInt: map[topic.Interval]int64{}}
 	var last sql.NullInt64
 	// Posts: the share of each billed post is 1 / the number of the
 	// account's topics linking it.
@@ -534,6 +535,7 @@ func (s *Store) TopicCreditsSummary(ctx context.Context, t topic.Topic, from, to
 		sum.BilledEngagements += n
 		sum.EngagementCredits += credits
 		sum.EngagementCreditsByInt[topic.Interval(interval)] = credits
+		sum.EngagementsByInt[topic.Interval(interval)] = n
 		if lastE.Valid && (sum.LastChargedAt == nil || fromMS(lastE.Int64).After(*sum.LastChargedAt)) {
 			sum.LastChargedAt = nullTime(lastE)
 		}
