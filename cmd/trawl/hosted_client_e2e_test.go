@@ -272,6 +272,9 @@ func TestHostedClientDropIn(t *testing.T) {
 		t.Run("comment authors carry linkedinUrl", func(t *testing.T) {
 			hostedCommentAuthors(t, c)
 		})
+		t.Run("the endpoints beside the spec", func(t *testing.T) {
+			hostedOnlyCalls(t, c, ids)
+		})
 	})
 }
 
