@@ -20,6 +20,33 @@ func (s *Sandbox) enrichHandler() http.Handler {
 	return mux
 }
 
+// pdlKeyGiven answers PDL's 401 when the request carries no API key
+// (header X-Api-Key or query api_key), and reports whether it carried one.
+func pdlKeyGiven(w http.ResponseWriter, r *http.Request) bool {
+	key := r.Header.Get("X-Api-Key")
+	if key == "" {
+		key = r.URL.Query().Get("api_key")
+	}
+	if strings.TrimSpace(key) == "" {
+		pdlError(w, http.StatusUnauthorized, "authentication_error", "No API key was provided")
+		return false
+	}
+	return true
+}
+
+// pdlCase is how PDL's titlecase parameter writes the record's names,
+// answering its 400 for a value other than true or false.
+func pdlCase(w http.ResponseWriter, titlecase string) (func(string) string, bool) {
+	switch titlecase {
+	case "", "false":
+		return lower, true
+	case "true":
+		return pdlTitleCase, true
+	}
+	pdlError(w, http.StatusBadRequest, "invalid_request_error", "titlecase must be true or false")
+	return nil, false
+}
+
 func pdlError(w http.ResponseWriter, status int, typ, msg string) {
 	writeJSON(w, status, map[string]any{"status": status, "error": map[string]any{"type": typ, "message": msg}})
 }
@@ -58,12 +85,7 @@ func profileUsername(raw string) (string, bool) {
 
 func (s *Sandbox) pdlEnrich(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	key := r.Header.Get("X-Api-Key")
-	if key == "" {
-		key = q.Get("api_key")
-	}
-	if strings.TrimSpace(key) == "" {
-		pdlError(w, http.StatusUnauthorized, "authentication_error", "No API key was provided")
+	if !pdlKeyGiven(w, r) {
 		return
 	}
 	profile := q.Get("profile")
@@ -85,13 +107,8 @@ func (s *Sandbox) pdlEnrich(w http.ResponseWriter, r *http.Request) {
 		}
 		minLikelihood = n
 	}
-	cs := lower
-	switch q.Get("titlecase") {
-	case "", "false":
-	case "true":
-		cs = pdlTitleCase
-	default:
-		pdlError(w, http.StatusBadRequest, "invalid_request_error", "titlecase must be true or false")
+	cs, ok := pdlCase(w, q.Get("titlecase"))
+	if !ok {
 		return
 	}
 	p, err := s.world.PersonByPronet(username)

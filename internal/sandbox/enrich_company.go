@@ -52,21 +52,11 @@ func websiteDomain(raw string) string {
 // level of the answer, beside status and likelihood.
 func (s *Sandbox) pdlCompanyEnrich(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	key := r.Header.Get("X-Api-Key")
-	if key == "" {
-		key = q.Get("api_key")
-	}
-	if strings.TrimSpace(key) == "" {
-		pdlError(w, http.StatusUnauthorized, "authentication_error", "No API key was provided")
+	if !pdlKeyGiven(w, r) {
 		return
 	}
-	cs := lower
-	switch q.Get("titlecase") {
-	case "", "false":
-	case "true":
-		cs = pdlTitleCase
-	default:
-		pdlError(w, http.StatusBadRequest, "invalid_request_error", "titlecase must be true or false")
+	cs, ok := pdlCase(w, q.Get("titlecase"))
+	if !ok {
 		return
 	}
 	var (
