@@ -143,32 +143,7 @@ func TestHostedClientDropIn(t *testing.T) {
 			{name: "the document describes the hosted names", method: "GET", path: "/openapi.json",
 				status: 200, contains: []string{`"/v1/searches/twitter/posts"`, `"/v1/searches/linkedin/profile/preview"`, `"linkedin_url"`, `"linkedinUrl"`, `"twitter-posts"`}},
 		}
-		for _, call := range calls {
-			path := call.path
-			for name, id := range ids {
-				path = strings.ReplaceAll(path, "{"+name+"}", id)
-			}
-			var body any
-			if call.body != "" {
-				body = call.body
-			}
-			r, err := c.Do(context.Background(), call.method, path, body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]any{}
-			for p, v := range call.want {
-				if s, ok := v.(string); ok && strings.HasPrefix(s, "{") && ids[strings.Trim(s, "{}")] != "" {
-					v = ids[strings.Trim(s, "{}")]
-				}
-				want[p] = v
-			}
-			call.want = want
-			answer := checkHostedAnswer(t, call, r)
-			if id, ok := lookupJSON(answer, "data.id"); ok && call.status == http.StatusCreated {
-				ids[call.name], _ = id.(string)
-			}
-		}
+		runHostedCalls(t, c, ids, calls)
 		t.Run("no monitor was left by the refused bodies", func(t *testing.T) {
 			r, err := c.Do(context.Background(), "GET", "/v1/searches?limit=100", nil)
 			if err != nil {
@@ -404,4 +379,41 @@ func hostedCommentAuthors(t *testing.T, c *client.Client) {
 		return
 	}
 	t.Skip("no company post with comments")
+}
+
+// runHostedCalls makes each call in turn, {name} in a path or a wanted
+// value standing for the id of what the call of that name created (kept in
+// ids, which also takes a test run's id under "test run"), and checks its
+// answer.
+func runHostedCalls(t *testing.T, c *client.Client, ids map[string]string, calls []hostedCall) {
+	t.Helper()
+	for _, call := range calls {
+		path := call.path
+		for name, id := range ids {
+			path = strings.ReplaceAll(path, "{"+name+"}", id)
+		}
+		var body any
+		if call.body != "" {
+			body = call.body
+		}
+		r, err := c.Do(context.Background(), call.method, path, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{}
+		for p, v := range call.want {
+			if s, ok := v.(string); ok && strings.HasPrefix(s, "{") && ids[strings.Trim(s, "{}")] != "" {
+				v = ids[strings.Trim(s, "{}")]
+			}
+			want[p] = v
+		}
+		call.want = want
+		answer := checkHostedAnswer(t, call, r)
+		if id, ok := lookupJSON(answer, "data.id"); ok && call.status == http.StatusCreated {
+			ids[call.name], _ = id.(string)
+		}
+		if id, ok := lookupJSON(answer, "data.test_run_id"); ok {
+			ids["test run"], _ = id.(string)
+		}
+	}
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,24 +49,7 @@ func hostedOnlyCalls(t *testing.T, c *client.Client, ids map[string]string) {
 		{name: "post reactions", method: "POST", path: "/v1/post/engagements", body: `{"postUrl": "` + post.PostURL + `", "page": 1, "limit": 20}`,
 			status: 200, has: []string{"data.currentPage", "data.items", "data.total", "data.totalPages"}},
 	}
-	for _, call := range calls {
-		path := call.path
-		for name, id := range ids {
-			path = strings.ReplaceAll(path, "{"+name+"}", id)
-		}
-		var body any
-		if call.body != "" {
-			body = call.body
-		}
-		r, err := c.Do(context.Background(), call.method, path, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answer := checkHostedAnswer(t, call, r)
-		if id, ok := lookupJSON(answer, "data.test_run_id"); ok {
-			ids["test run"], _ = id.(string)
-		}
-	}
+	runHostedCalls(t, c, ids, calls)
 	r := hostedDo(t, c, "GET", "/v1/workflows/"+ids["a workflow"]+"/executions/"+ids["test run"]+"/variables", "")
 	checkHostedAnswer(t, hostedCall{name: "step variables", status: 200, has: []string{"data.run_id", "data.status", "data.steps"}}, r)
 }
