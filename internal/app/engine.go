@@ -135,7 +135,7 @@ func postComments(sources Sources) action.Lookup {
 		if err != nil {
 			return nil, &action.Error{Code: action.CodeInvalidInput, Message: "post_urn must be urn:li:activity:…, the numeric id or the post URL"}
 		}
-		page, err := sources.Pronet.Comments(ctx, urn, 1)
+		page, err := sources.Pronet.Comments(ctx, urn, 1, 0)
 		if err != nil {
 			return nil, lookupError("the post "+urn, err)
 		}

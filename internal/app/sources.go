@@ -17,7 +17,7 @@ import (
 // Sources are the connectors to the upstream platforms.
 type Sources struct {
 	Microblog *microblog.Client
-	Pronet    *pronet.Client
+	Pronet    pronet.Provider
 	Enrich    *enrich.Client
 	// LLM is the chat-completions API of generic_agent steps: the
 	// configured one, or the sandbox's model.

@@ -29,16 +29,21 @@ type Config struct {
 	LogFormat   string `name:"log-format" default:"auto" enum:"auto,json,text" help:"Log format; auto is text on a terminal, JSON otherwise (TRAWL_LOG_FORMAT)."`
 	LogLevel    string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"Lowest level logged (TRAWL_LOG_LEVEL)."`
 
-	MicroblogAPIURL      string `name:"microblog-api-url" help:"X API v2 base URL; unset uses the sandbox (TRAWL_MICROBLOG_API_URL)."`
-	MicroblogBearerToken string `name:"microblog-bearer-token" help:"X API v2 bearer token (TRAWL_MICROBLOG_BEARER_TOKEN)."`
-	PronetAPIURL         string `name:"pronet-api-url" help:"Pronet provider base URL; unset uses the sandbox (TRAWL_PRONET_API_URL)."`
-	PronetAPIKey         string `name:"pronet-api-key" help:"Pronet provider key (TRAWL_PRONET_API_KEY)."`
-	EnrichAPIURL         string `name:"enrich-api-url" help:"People Data Labs base URL; unset uses the sandbox (TRAWL_ENRICH_API_URL)."`
-	EnrichAPIKey         string `name:"enrich-api-key" help:"People Data Labs API key (TRAWL_ENRICH_API_KEY)."`
-	LLMAPIURL            string `name:"llm-api-url" help:"OpenAI-compatible chat-completions base URL (…/v1) for generic_agent steps; unset uses the sandbox model (TRAWL_LLM_API_URL)."`
-	LLMAPIKey            string `name:"llm-api-key" help:"Bearer key of the LLM API; may be empty for local servers (TRAWL_LLM_API_KEY)."`
-	LLMModel             string `name:"llm-model" help:"Model generic_agent steps use unless they name one; required with TRAWL_LLM_API_URL (TRAWL_LLM_MODEL)."`
-	SandboxSeed          int64  `name:"sandbox-seed" default:"1" help:"Seed of the sandbox's synthetic world (TRAWL_SANDBOX_SEED)."`
+	MicroblogAPIURL      string  `name:"microblog-api-url" help:"X API v2 base URL; unset uses the sandbox (TRAWL_MICROBLOG_API_URL)."`
+	MicroblogBearerToken string  `name:"microblog-bearer-token" help:"X API v2 bearer token (TRAWL_MICROBLOG_BEARER_TOKEN)."`
+	PronetProvider       string  `name:"pronet-provider" default:"sandbox" enum:"sandbox,harvestapi,apify" help:"Who serves pronet data: sandbox (Trawl's provider contract), harvestapi (HarvestAPI's REST API) or apify (Apify actors) (TRAWL_PRONET_PROVIDER)."`
+	PronetAPIURL         string  `name:"pronet-api-url" help:"Base URL of the pronet provider; unset uses the built-in sandbox speaking that provider's protocol (TRAWL_PRONET_API_URL)."`
+	PronetAPIKey         string  `name:"pronet-api-key" help:"Key of the pronet provider: the contract's x-api-key, HarvestAPI's X-API-Key or Apify's API token (TRAWL_PRONET_API_KEY)."`
+	PronetPrices         string  `name:"pronet-prices" help:"Vendor prices overriding the provider's published defaults, as op=USD/call or op=USD/item, comma-separated; ops: search, profile_posts, company_posts, post, comments, reactions, profile (TRAWL_PRONET_PRICES)."`
+	PronetRateLimit      float64 `name:"pronet-rate-limit" default:"0" help:"Most pronet provider requests per second from this process; 0 is the provider's default (TRAWL_PRONET_RATE_LIMIT)."`
+	PronetConcurrency    int     `name:"pronet-concurrency" default:"0" help:"Most pronet provider requests in flight from this process; 0 is the provider's default (TRAWL_PRONET_CONCURRENCY)."`
+	ApifyActors          string  `name:"apify-actors" help:"Apify actors per operation overriding the defaults, as op=owner~name, comma-separated; ops as for pronet-prices (TRAWL_APIFY_ACTORS)."`
+	EnrichAPIURL         string  `name:"enrich-api-url" help:"People Data Labs base URL; unset uses the sandbox (TRAWL_ENRICH_API_URL)."`
+	EnrichAPIKey         string  `name:"enrich-api-key" help:"People Data Labs API key (TRAWL_ENRICH_API_KEY)."`
+	LLMAPIURL            string  `name:"llm-api-url" help:"OpenAI-compatible chat-completions base URL (…/v1) for generic_agent steps; unset uses the sandbox model (TRAWL_LLM_API_URL)."`
+	LLMAPIKey            string  `name:"llm-api-key" help:"Bearer key of the LLM API; may be empty for local servers (TRAWL_LLM_API_KEY)."`
+	LLMModel             string  `name:"llm-model" help:"Model generic_agent steps use unless they name one; required with TRAWL_LLM_API_URL (TRAWL_LLM_MODEL)."`
+	SandboxSeed          int64   `name:"sandbox-seed" default:"1" help:"Seed of the sandbox's synthetic world (TRAWL_SANDBOX_SEED)."`
 
 	QueryMaxLength int      `name:"query-max-length" default:"512" help:"Longest compiled X query of a recent search, in characters; full-archive searches may reach 1024 (TRAWL_QUERY_MAX_LENGTH)."`
 	MicroblogHosts []string `name:"microblog-hosts" default:"x.com,twitter.com" help:"Host names of microblog profile URLs (TRAWL_MICROBLOG_HOSTS)."`
@@ -132,6 +137,12 @@ func (c *Config) Check() error {
 	}
 	if c.MicroblogAPIURL != "" && c.MicroblogBearerToken == "" {
 		bad("microblog-bearer-token", "is required when TRAWL_MICROBLOG_API_URL is set")
+	}
+	if c.PronetRateLimit < 0 {
+		bad("pronet-rate-limit", "must not be negative, got %g", c.PronetRateLimit)
+	}
+	if c.PronetConcurrency < 0 {
+		bad("pronet-concurrency", "must not be negative, got %d", c.PronetConcurrency)
 	}
 	if c.PronetAPIURL != "" && c.PronetAPIKey == "" {
 		bad("pronet-api-key", "is required when TRAWL_PRONET_API_URL is set")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkLookupOverhead(b *testing.B) {
 	}{
 		{"profile_posts", "/v1/profile/posts", func(ctx context.Context, r *lookupRig) (string, func() error) {
 			return `{"profileUrl": "https://www.linkedin.com/in/jane-doe"}`, func() error {
-				_, _, err := r.pronet.ProfilePosts(ctx, "jane-doe", "", 0)
+				_, _, err := r.pronet.ProfilePosts(ctx, pronet.ProfilePostsParams{Username: "jane-doe"})
 				return err
 			}
 		}},
@@ -42,7 +43,7 @@ func BenchmarkLookupOverhead(b *testing.B) {
 		{"company_comments", "/v1/company/comments", func(ctx context.Context, r *lookupRig) (string, func() error) {
 			urn := commentedPost(ctx, b, r)
 			return `{"postUrn": "` + urn + `"}`, func() error {
-				_, err := r.pronet.Comments(ctx, urn, 1)
+				_, err := r.pronet.Comments(ctx, urn, 1, 0)
 				return err
 			}
 		}},
@@ -127,7 +128,7 @@ func BenchmarkLookupOverhead(b *testing.B) {
 
 // commentedPost finds a sandbox post that has comments.
 func commentedPost(ctx context.Context, b *testing.B, r *lookupRig) string {
-	posts, _, err := r.pronet.ProfilePosts(ctx, "jane-doe", "", 0)
+	posts, _, err := r.pronet.ProfilePosts(ctx, pronet.ProfilePostsParams{Username: "jane-doe"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) 
 	if in.Body.PaginationToken != "" {
 		start = 0 // the token alone says where the next page starts
 	}
-	posts, next, err := s.pronet.ProfilePosts(ctx, username, in.Body.PaginationToken, start)
+	posts, next, err := s.pronet.ProfilePosts(ctx, pronet.ProfilePostsParams{Username: username, PaginationToken: in.Body.PaginationToken, Start: start})
 	if err != nil {
 		return nil, s.lookupFail(ctx, "profile "+pronet.ProfileURL(username), err)
 	}

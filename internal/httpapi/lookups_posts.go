@@ -98,7 +98,7 @@ func (s *Server) handlePostComments(ctx context.Context, in *postCommentsInput) 
 // ledger under action.
 func (s *Server) comments(ctx context.Context, action string, feature credits.Feature, urn string, page, limit int) (*MeteredReply[pronet.CommentsPage], error) {
 	page = max(page, 1)
-	got, err := s.pronet.CommentsLimit(ctx, urn, page, limit)
+	got, err := s.pronet.Comments(ctx, urn, page, limit)
 	if err != nil {
 		return nil, s.lookupFail(ctx, "post "+urn, err)
 	}
@@ -143,7 +143,7 @@ type engagementsPage struct {
 
 func (s *Server) handlePostReactions(ctx context.Context, in *postReactionsInput) (*MeteredReply[engagementsPage], error) {
 	page := max(in.Body.Page, 1)
-	got, err := s.pronet.ReactionsLimit(ctx, in.urn, page, in.Body.Limit)
+	got, err := s.pronet.Reactions(ctx, in.urn, page, in.Body.Limit)
 	if err != nil {
 		return nil, s.lookupFail(ctx, "post "+in.urn, err)
 	}

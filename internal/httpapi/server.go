@@ -37,7 +37,7 @@ type Deps struct {
 	Now    func() time.Time
 
 	Microblog *microblog.Client
-	Pronet    *pronet.Client
+	Pronet    pronet.Provider
 	Enrich    *enrich.Client
 	// Collector runs saved searches on demand (POST /v1/searches/{id}/run).
 	Collector *search.Collector
@@ -63,7 +63,7 @@ type Server struct {
 	handler http.Handler
 
 	microblog *microblog.Client
-	pronet    *pronet.Client
+	pronet    pronet.Provider
 	enrich    *enrich.Client
 	collector *search.Collector
 

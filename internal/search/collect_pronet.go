@@ -15,7 +15,7 @@ import (
 // Pronet is the part of the pronet connector collection uses.
 type Pronet interface {
 	SearchPosts(ctx context.Context, p pronet.SearchParams) (pronet.SearchPage, error)
-	ProfilePostsPage(ctx context.Context, p pronet.ProfilePostsParams) ([]pronet.Post, string, error)
+	ProfilePosts(ctx context.Context, p pronet.ProfilePostsParams) ([]pronet.Post, string, error)
 }
 
 // People is what the service knows about pronet members: the people topics
@@ -233,7 +233,7 @@ func (c *Collector) pronetProfilePosts(ctx context.Context, s Search, now time.T
 	p := pronet.ProfilePostsParams{Username: d.ProfileUsername, After: after}
 	var out []pronet.Post
 	for range maxPages {
-		posts, next, err := c.Pronet.ProfilePostsPage(ctx, p)
+		posts, next, err := c.Pronet.ProfilePosts(ctx, p)
 		if err != nil {
 			return nil, err
 		}

@@ -91,7 +91,7 @@ func (f *fakePronet) SearchPosts(_ context.Context, p pronet.SearchParams) (pron
 		TotalPage: (len(all) + 9) / 10, CurrentPage: p.Page}, nil
 }
 
-func (f *fakePronet) ProfilePostsPage(_ context.Context, p pronet.ProfilePostsParams) ([]pronet.Post, string, error) {
+func (f *fakePronet) ProfilePosts(_ context.Context, p pronet.ProfilePostsParams) ([]pronet.Post, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.profile = append(f.profile, p)

@@ -41,8 +41,8 @@ type Repository interface {
 // Pronet is the part of the pronet connector collection uses.
 type Pronet interface {
 	SearchPosts(ctx context.Context, p pronet.SearchParams) (pronet.SearchPage, error)
-	Reactions(ctx context.Context, postURN string, page int) (pronet.ReactionsPage, error)
-	Comments(ctx context.Context, postURN string, page int) (pronet.CommentsPage, error)
+	Reactions(ctx context.Context, postURN string, page, limit int) (pronet.ReactionsPage, error)
+	Comments(ctx context.Context, postURN string, page, limit int) (pronet.CommentsPage, error)
 	Profile(ctx context.Context, username string) (pronet.Profile, error)
 }
 
@@ -375,7 +375,7 @@ func (c *Collector) engagements(ctx context.Context, urn string) ([]Found, error
 		found = append(found, f)
 	}
 	for page := 1; page <= maxEngagerPages; page++ {
-		res, err := c.Pronet.Reactions(ctx, urn, page)
+		res, err := c.Pronet.Reactions(ctx, urn, page, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -397,7 +397,7 @@ func (c *Collector) engagements(ctx context.Context, urn string) ([]Found, error
 		}
 	}
 	for page := 1; page <= maxEngagerPages; page++ {
-		res, err := c.Pronet.Comments(ctx, urn, page)
+		res, err := c.Pronet.Comments(ctx, urn, page, 0)
 		if err != nil {
 			return nil, err
 		}

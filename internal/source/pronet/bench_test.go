@@ -17,7 +17,7 @@ func BenchmarkProfilePosts50(b *testing.B) {
 	ctx := context.Background()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		posts, _, err := c.ProfilePosts(ctx, "jane-doe", "", 0)
+		posts, _, err := c.ProfilePosts(ctx, pronet.ProfilePostsParams{Username: "jane-doe"})
 		if err != nil || len(posts) != 50 {
 			b.Fatal(err)
 		}

@@ -91,12 +91,6 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) (e
 	return env, nil
 }
 
-// ProfilePosts returns a member's recent posts (up to 50) and the token of the next page
-// ("" on the last page). start is the provider's offset, used when there is no token.
-func (c *Client) ProfilePosts(ctx context.Context, username, paginationToken string, start int) ([]Post, string, error) {
-	return c.ProfilePostsPage(ctx, ProfilePostsParams{Username: username, PaginationToken: paginationToken, Start: start})
-}
-
 // ProfilePostsParams ask for one page of a member's posts.
 type ProfilePostsParams struct {
 	Username        string
@@ -105,10 +99,10 @@ type ProfilePostsParams struct {
 	After           time.Time // only posts published after it; zero for all
 }
 
-// ProfilePostsPage returns a page of a member's posts, newest first, and the token of the next
-// page ("" on the last page). With After, the provider leaves older posts out of every page, so
-// a monitor reads only what is new.
-func (c *Client) ProfilePostsPage(ctx context.Context, p ProfilePostsParams) ([]Post, string, error) {
+// ProfilePosts returns a page of a member's posts (up to 50), newest first, and the token of
+// the next page ("" on the last page). With After, the provider leaves older posts out of every
+// page, so a monitor reads only what is new.
+func (c *Client) ProfilePosts(ctx context.Context, p ProfilePostsParams) ([]Post, string, error) {
 	if p.Username == "" {
 		return nil, "", fmt.Errorf("pronet: profile posts: empty username")
 	}
@@ -146,13 +140,9 @@ func (c *Client) CompanyPosts(ctx context.Context, companySlug string) ([]Post, 
 	return nonNil(posts), nil
 }
 
-// Comments returns a page (from 1) of a post's comments. postURN is the numeric post id.
-func (c *Client) Comments(ctx context.Context, postURN string, page int) (CommentsPage, error) {
-	return c.CommentsLimit(ctx, postURN, page, 0)
-}
-
-// CommentsLimit is Comments with pages of limit comments (1-100; 0 for the provider's size).
-func (c *Client) CommentsLimit(ctx context.Context, postURN string, page, limit int) (CommentsPage, error) {
+// Comments returns a page (from 1) of a post's comments, pages of limit comments (1-100; 0 for
+// the provider's size). postURN is the numeric post id.
+func (c *Client) Comments(ctx context.Context, postURN string, page, limit int) (CommentsPage, error) {
 	if postURN == "" {
 		return CommentsPage{}, fmt.Errorf("pronet: comments: empty post urn")
 	}
@@ -170,13 +160,9 @@ func (c *Client) CommentsLimit(ctx context.Context, postURN string, page, limit 
 	return out, nil
 }
 
-// Reactions returns a page (from 1) of the people who reacted to a post.
-func (c *Client) Reactions(ctx context.Context, postURN string, page int) (ReactionsPage, error) {
-	return c.ReactionsLimit(ctx, postURN, page, 0)
-}
-
-// ReactionsLimit is Reactions with pages of limit reactors (1-100; 0 for the provider's size).
-func (c *Client) ReactionsLimit(ctx context.Context, postURN string, page, limit int) (ReactionsPage, error) {
+// Reactions returns a page (from 1) of the people who reacted to a post, pages of limit
+// reactors (1-100; 0 for the provider's size).
+func (c *Client) Reactions(ctx context.Context, postURN string, page, limit int) (ReactionsPage, error) {
 	if postURN == "" {
 		return ReactionsPage{}, fmt.Errorf("pronet: reactions: empty post urn")
 	}

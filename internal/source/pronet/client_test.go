@@ -51,7 +51,7 @@ func TestProfilePostsPagination(t *testing.T) {
 		}
 	})
 	c, _ := newClient(t, srv)
-	posts, next, err := c.ProfilePosts(context.Background(), "jane-doe", "", 0)
+	posts, next, err := c.ProfilePosts(context.Background(), pronet.ProfilePostsParams{Username: "jane-doe"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestProfilePostsPagination(t *testing.T) {
 		p.Document.TotalPageCount != 8 || p.ResharedPost.Company.CompanyLogo[0].URL != "https://l.jpg" || p.ResharedPost.Author["extra"] != float64(1) {
 		t.Errorf("post = %+v", p)
 	}
-	posts, next, err = c.ProfilePosts(context.Background(), "jane-doe", "tok-2", 50)
+	posts, next, err = c.ProfilePosts(context.Background(), pronet.ProfilePostsParams{Username: "jane-doe", PaginationToken: "tok-2", Start: 50})
 	if err != nil || next != "" || posts == nil || len(posts) != 0 {
 		t.Fatalf("last page: posts = %v next = %q err = %v", posts, next, err)
 	}
@@ -221,7 +221,7 @@ func TestComments(t *testing.T) {
 		  "total":1,"totalPage":1,"currentPage":2}}`)
 	})
 	c, _ := newClient(t, srv)
-	page, err := c.Comments(context.Background(), "7301234567890123456", 2)
+	page, err := c.Comments(context.Background(), "7301234567890123456", 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestReactionsAndSearch(t *testing.T) {
 		}
 	})
 	c, _ := newClient(t, srv)
-	rp, err := c.Reactions(context.Background(), "7301", 1)
+	rp, err := c.Reactions(context.Background(), "7301", 1, 0)
 	if err != nil || rp.TotalPage != 4 || rp.Items[0].ReactionType != pronet.ReactionPraise || rp.Items[0].FullName != "Ann Lee" {
 		t.Fatalf("reactions = %+v, %v", rp, err)
 	}

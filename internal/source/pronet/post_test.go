@@ -42,11 +42,11 @@ func TestPostAndLimitsAgainstSandbox(t *testing.T) {
 	if best.CommentsCount < 2 || best.TotalReactionCount < 2 {
 		t.Fatalf("no post with engagement among %d", len(posts))
 	}
-	page, err := c.CommentsLimit(ctx, best.URN, 1, 1)
+	page, err := c.Comments(ctx, best.URN, 1, 1)
 	if err != nil || len(page.Comments) != 1 || page.TotalPage != page.Total || page.CurrentPage != 1 {
 		t.Errorf("comments limit 1 = %+v, %v", page, err)
 	}
-	reactions, err := c.ReactionsLimit(ctx, best.URN, 2, 1)
+	reactions, err := c.Reactions(ctx, best.URN, 2, 1)
 	if err != nil || len(reactions.Items) != 1 || reactions.TotalPage != reactions.Total || reactions.CurrentPage != 2 {
 		t.Errorf("reactions limit 1 page 2 = %+v, %v", reactions, err)
 	}
@@ -55,7 +55,7 @@ func TestPostAndLimitsAgainstSandbox(t *testing.T) {
 		t.Errorf("unknown post: %v, want ErrNotFound", err)
 	}
 	var up *source.UpstreamError
-	if _, err := c.CommentsLimit(ctx, best.URN, 1, 101); !errors.As(err, &up) || up.Status != http.StatusBadRequest {
+	if _, err := c.Comments(ctx, best.URN, 1, 101); !errors.As(err, &up) || up.Status != http.StatusBadRequest {
 		t.Errorf("limit 101: %v, want the provider's 400", err)
 	}
 }

@@ -49,7 +49,7 @@ func TestProfilePostsAfter(t *testing.T) {
 	})
 	c, _ := newClient(t, srv)
 	after := time.Date(2026, 3, 1, 10, 0, 0, 123e6, time.FixedZone("x", 3600))
-	if _, next, err := c.ProfilePostsPage(context.Background(), pronet.ProfilePostsParams{Username: "jane-doe", After: after, PaginationToken: "t"}); err != nil || next != "" {
+	if _, next, err := c.ProfilePosts(context.Background(), pronet.ProfilePostsParams{Username: "jane-doe", After: after, PaginationToken: "t"}); err != nil || next != "" {
 		t.Fatal(next, err)
 	}
 	q := srv.Requests()[0].Query
