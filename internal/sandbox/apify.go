@@ -330,8 +330,8 @@ func (s *Sandbox) runRecord(run *apifyRun) map[string]any {
 		"isStatusMessageTerminal": finished != nil, "meta": map[string]any{"origin": "API"},
 		"stats": map[string]any{"inputBodyLen": run.inputLen, "restartCount": 0, "resurrectCount": 0,
 			"runTimeSecs": duration.Seconds(), "computeUnits": 0.001},
-		"options":  map[string]any{"build": "latest", "timeoutSecs": 3600, "memoryMbytes": 1024, "diskMbytes": 2048},
-		"buildId":  base62String(hashString(s.world.seed, run.actor.name), 17), "buildNumber": "1.0.1", "exitCode": exit,
+		"options": map[string]any{"build": "latest", "timeoutSecs": 3600, "memoryMbytes": 1024, "diskMbytes": 2048},
+		"buildId": base62String(hashString(s.world.seed, run.actor.name), 17), "buildNumber": "1.0.1", "exitCode": exit,
 		"defaultKeyValueStoreId": run.kvID, "defaultDatasetId": run.datasetID, "defaultRequestQueueId": run.queueID,
 		"usageTotalUsd": 0.002 * float64(len(items)),
 	}

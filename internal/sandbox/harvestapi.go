@@ -309,7 +309,9 @@ func (s *Sandbox) hvAuthorPosts(w http.ResponseWriter, r *http.Request, company 
 	s.hvList(w, r, els, page, hvPostsPageSize, len(all), next, fault.render())
 }
 
-func (s *Sandbox) hvProfilePosts(w http.ResponseWriter, r *http.Request) { s.hvAuthorPosts(w, r, false) }
+func (s *Sandbox) hvProfilePosts(w http.ResponseWriter, r *http.Request) {
+	s.hvAuthorPosts(w, r, false)
+}
 
 func (s *Sandbox) hvCompanyPosts(w http.ResponseWriter, r *http.Request) { s.hvAuthorPosts(w, r, true) }
 
