@@ -10,7 +10,8 @@ import (
 
 // HarvestAPI's no-cookie Apify actors (github.com/HarvestAPI/apify-linkedin-*), run over the
 // world: their dataset items are the HarvestAPI REST items plus the query that found them
-// (the profile actor pushes the whole REST answer, envelope and element, as its src/main.ts does).
+// (the profile actor pushes the profile's fields at the top level beside the REST answer's
+// envelope, and a deprecated copy in element, as its src/utils/pushItem.ts does).
 // A value the vendor does not find (missing-…) pushes nothing, as the actors do.
 
 // apifyField is one property of an actor's input schema.
@@ -55,6 +56,10 @@ var apifyActors = map[string]apifyActor{
 			"companyUrls": stringList, "companyPublicIdentifiers": stringList, "companyIds": stringList,
 			"maxPosts": {kind: "integer"}, "scrapePages": {kind: "integer"}, "page": {kind: "integer"},
 			"postedLimit": {kind: "string", enum: postedLimits},
+			// The actor's current input: profile, company or post URLs in one list, and a date.
+			"targetUrls": stringList, "postedLimitDate": {kind: "string"},
+			"includeReposts": {kind: "boolean"}, "includeQuotePosts": {kind: "boolean"},
+			"scrapeComments": {kind: "boolean"}, "scrapeReactions": {kind: "boolean"},
 		},
 		run: (*Sandbox).actorProfilePosts},
 	"harvestapi~linkedin-post-comments": {name: "harvestapi~linkedin-post-comments", id: "Wpp1BZ6yGWjySadk3",
@@ -70,9 +75,10 @@ var apifyActors = map[string]apifyActor{
 			"profileScraperMode": {kind: "string", enum: []string{"short", "main"}},
 		},
 		run: (*Sandbox).actorReactions},
-	"harvestapi~linkedin-profile": {name: "harvestapi~linkedin-profile", id: "LpVuK3Zozwuipa5bp",
+	"harvestapi~linkedin-profile-scraper": {name: "harvestapi~linkedin-profile-scraper", id: "LpVuK3Zozwuipa5bp",
 		schema: map[string]apifyField{
 			"queries": stringList, "urls": stringList, "publicIdentifiers": stringList, "profileIds": stringList,
+			"profileScraperMode": {kind: "string"},
 		},
 		run: (*Sandbox).actorProfile},
 }
@@ -306,6 +312,24 @@ func (s *Sandbox) actorProfilePosts(in map[string]any, rd render, now time.Time)
 			targets = append(targets, target{k.param, v, k.company})
 		}
 	}
+	var since time.Time
+	if d := str(in["postedLimitDate"]); d != "" {
+		since = parseLimitDate(d)
+	}
+	for _, u := range strs(in["targetUrls"]) {
+		switch {
+		case strings.Contains(u, "/company/"):
+			targets = append(targets, target{"company", u, true})
+		case strings.Contains(u, "/in/"):
+			targets = append(targets, target{"profile", u, false})
+		default: // a post URL: that one post
+			if urn, _, err := vendorPostURN(u, now); err == nil {
+				if p, ok := s.world.PronetPostByURN(urn); ok {
+					out = append(out, withQuery(s.vendorPost(p, now, rd.sparse), map[string]any{"post": u}))
+				}
+			}
+		}
+	}
 	for _, t := range targets {
 		var posts []PronetPost
 		if t.company {
@@ -320,6 +344,15 @@ func (s *Sandbox) actorProfilePosts(in map[string]any, rd render, now time.Time)
 				continue
 			}
 			posts = s.authorPosts(&p, nil, window, now)
+		}
+		if !since.IsZero() {
+			kept := posts[:0:0]
+			for _, p := range posts {
+				if !p.Time.Before(since) {
+					kept = append(kept, p)
+				}
+			}
+			posts = kept
 		}
 		query := map[string]any{t.param: t.value, "page": start}
 		for _, p := range capItems(pagesOf(posts, start, pages, hvPostsPageSize), maxPosts) {
@@ -364,7 +397,8 @@ func (s *Sandbox) actorReactions(in map[string]any, rd render, now time.Time) []
 	return out
 }
 
-// actorProfile pushes the REST answer of each profile found, without its user member.
+// actorProfile pushes each profile found: its fields at the top level, the REST answer's
+// envelope beside them (without user) and the deprecated element copy.
 func (s *Sandbox) actorProfile(in map[string]any, rd render, now time.Time) []any {
 	var out []any
 	for _, k := range []struct{ field, param string }{{"urls", "url"}, {"publicIdentifiers", "publicIdentifier"},
@@ -380,10 +414,27 @@ func (s *Sandbox) actorProfile(in map[string]any, rd render, now time.Time) []an
 			el := s.vendorProfile(p, rd.sparse)
 			q := map[string]any{k.param: v}
 			h := hashString(s.world.seed^0xa3, v+now.Format(time.RFC3339Nano))
-			out = append(out, map[string]any{"entityId": el["id"], "requestId": fmt.Sprintf("%016x", h), "status": 200,
-				"error": nil, "query": q, "originalQuery": q, "payments": []any{"profile"}, "cost": hvCost["profile"],
-				"element": el})
+			item := map[string]any{}
+			for k, v := range el {
+				item[k] = v
+			}
+			for k, v := range map[string]any{"entityId": el["id"], "requestId": fmt.Sprintf("%016x", h), "status": 200,
+				"error": nil, "query": q, "originalQuery": q, "payments": []any{"profile"}, "cost": hvCost["profile"], "element": el} {
+				item[k] = v
+			}
+			out = append(out, item)
 		}
 	}
 	return out
+}
+
+// parseLimitDate reads postedLimitDate: a date (2026-11-01) or a date-time; the zero time when
+// it is neither, which keeps every post.
+func parseLimitDate(s string) time.Time {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // apifyDo sends an Apify request with a bearer token (none when token is "").
@@ -98,9 +99,22 @@ func TestApifyActorsAgreeWithHarvestAPI(t *testing.T) {
 	}
 	sameList(t, "post-search actor", got, search)
 
-	prof := syncItems(t, h, "harvestapi~linkedin-profile", `{"urls":["`+user.PronetURL()+`"],"publicIdentifiers":["missing-x"]}`, 201)
-	if len(prof) != 1 || obj(obj(prof[0])["element"])["publicIdentifier"] != user.PronetUsername || obj(prof[0])["user"] != nil {
+	prof := syncItems(t, h, "harvestapi~linkedin-profile-scraper", `{"urls":["`+user.PronetURL()+`"],"publicIdentifiers":["missing-x"]}`, 201)
+	if len(prof) != 1 || obj(prof[0])["publicIdentifier"] != user.PronetUsername ||
+		obj(obj(prof[0])["element"])["publicIdentifier"] != user.PronetUsername || obj(prof[0])["user"] != nil {
 		t.Fatalf("profile actor: %v", prof)
+	}
+
+	// The actor's current input: one list of profile and post URLs, and a date.
+	mid, _ := strconv.ParseUint(posts[len(posts)/2], 10, 64)
+	since := time.UnixMilli(int64(mid >> 22)).UTC()
+	cur := syncItems(t, h, "harvestapi~linkedin-profile-posts", `{"targetUrls":["`+user.PronetURL()+`"],"maxPosts":0,"postedLimitDate":"`+since.Format(time.RFC3339Nano)+`"}`, 201)
+	if len(cur) == 0 || len(cur) > len(posts)/2+1 {
+		t.Fatalf("targetUrls with postedLimitDate: %d items of %d posts", len(cur), len(posts))
+	}
+	one := syncItems(t, h, "harvestapi~linkedin-profile-posts", `{"targetUrls":["https://www.linkedin.com/feed/update/urn:li:activity:`+posts[0]+`/"]}`, 201)
+	if len(one) != 1 || obj(one[0])["id"] != posts[0] {
+		t.Fatalf("a post URL in targetUrls: %v", one)
 	}
 }
 
