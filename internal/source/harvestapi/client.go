@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,25 +128,39 @@ func (e envelope) items() ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// errorMessage is the vendor's error text: error as a string, or {error, message}, else message.
+// failed reports whether a 200 carries an error (a message alone does not count).
+func (e envelope) failed() bool {
+	switch strings.TrimSpace(string(e.Error)) {
+	case "", "null", `""`, "false", "{}":
+		return false
+	}
+	return true
+}
+
+// errorMessage is the vendor's error text: error as a string or {error, message}, and the
+// top-level message, joined.
 func (e envelope) errorMessage() string {
+	var parts []string
+	add := func(s str) {
+		if s != "" && !slices.Contains(parts, string(s)) {
+			parts = append(parts, string(s))
+		}
+	}
 	var s str
-	if len(e.Error) > 0 && json.Unmarshal(e.Error, &s) == nil && s != "" {
-		return string(s)
-	}
-	var o struct {
-		Error   str `json:"error"`
-		Message str `json:"message"`
-	}
-	if len(e.Error) > 0 && json.Unmarshal(e.Error, &o) == nil {
-		if o.Message != "" {
-			return string(o.Message)
+	if len(e.Error) > 0 && json.Unmarshal(e.Error, &s) == nil {
+		add(s)
+	} else {
+		var o struct {
+			Error   str `json:"error"`
+			Message str `json:"message"`
 		}
-		if o.Error != "" {
-			return string(o.Error)
+		if len(e.Error) > 0 && json.Unmarshal(e.Error, &o) == nil {
+			add(o.Error)
+			add(o.Message)
 		}
 	}
-	return string(e.Message)
+	add(e.Message)
+	return strings.Join(parts, ": ")
 }
 
 // get sends GET base+path?q with the key and returns the decoded envelope. Vendor failures
@@ -187,7 +202,7 @@ func (c *Client) get(ctx context.Context, path string, q url.Values) (envelope, 
 	if decodeErr != nil {
 		return envelope{}, source.DecodeError(Name, status, decodeErr)
 	}
-	if msg != "" && len(env.Element) == 0 && len(env.Elements) == 0 {
+	if env.failed() && len(env.Element) == 0 && len(env.Elements) == 0 {
 		if notFoundMessage(msg) {
 			return envelope{}, fmt.Errorf("%s: %s: %w", Name, msg, source.ErrNotFound)
 		}
