@@ -82,17 +82,11 @@ func (c *Client) ProfilePosts(ctx context.Context, p pronet.ProfilePostsParams) 
 	vp := vendorPage{items: raw, pag: env.Pagination}
 	more := vp.more(page, pageSize(env.Pagination, postsPageSize))
 	if !p.After.IsZero() {
-		kept := posts[:0]
-		for _, post := range posts {
-			if post.PublishedAt().After(p.After) {
-				kept = append(kept, post)
-			}
-		}
 		// Newest first: once the oldest post of a page is at or before After, so is the rest.
 		if len(posts) > 0 && !posts[len(posts)-1].PublishedAt().After(p.After) {
 			more = false
 		}
-		posts = kept
+		posts = slices.DeleteFunc(posts, func(post pronet.Post) bool { return !post.PublishedAt().After(p.After) })
 	}
 	next := ""
 	if more {
