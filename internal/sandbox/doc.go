@@ -34,5 +34,20 @@
 // final engagement, so pages are stable; timelines reach back 30 days from their end (pronet
 // profile and company posts 60 days, pronet search at most 30 days).
 // Queries may be up to 4,096 characters (X's Pro tier). Pronet page sizes: posts 50, search 10,
-// comments 10, reactions 50; comments and reactions are listed oldest first so pages are stable.
+// comments 10, reactions 50; comments and reactions are listed oldest first so pages are stable.//
+// The same world is also served in two vendors' protocols, so that the pronet adapters run
+// offline: HarvestAPI's REST API under /harvestapi (GET /linkedin/post-search, profile-posts,
+// company-posts, post, post-comments, post-reactions, profile and test; X-API-KEY; the envelope
+// with element, or elements and pagination; pages of 50 search posts, 20 profile or company posts,
+// 20 comments, 100 reactions; page or paginationToken), and Apify's API v2 under /apify running
+// HarvestAPI's actors (harvestapi~linkedin-post-search, -profile-posts, -post-comments,
+// -post-reactions, -profile; run-sync-get-dataset-items, runs polled with waitForFinish, abort,
+// dataset items, users/me). Items carry the HarvestAPI shapes (PostShort, PostComment,
+// PostReaction, Profile) with LinkedIn's id and URL forms (ACoAA… profile ids, /posts/…-activity-…
+// URLs). Runs live in a table of at most 1,000 on the Sandbox; a run reads READY when started,
+// RUNNING at its first status read and SUCCEEDED (FAILED for an error-… input) from the second.
+// Both add fault prefixes: throttled-… (429 without Retry-After), malformed-… (a list's first
+// item is a string, a single object's id an object) and sparse-… (optional fields left out); a
+// key or token starting with "invalid" gets a 401. In an actor input missing-… pushes no item,
+// error-… fails the run (run-sync answers 400 run-failed) and ratelimited-/throttled- get a 429.
 package sandbox

@@ -23,6 +23,7 @@ type Sandbox struct {
 	world  *World
 	now    func() time.Time
 	logger *slog.Logger
+	runs   apifyRuns // the simulated Apify's runs and their datasets
 }
 
 // New builds the sandbox of cfg.Seed.
@@ -41,14 +42,17 @@ func New(cfg Config) *Sandbox {
 // World gives tests and features direct access to the synthetic world.
 func (s *Sandbox) World() *World { return s.world }
 
-// Handler serves /microblog/… (X API v2), /pronet/… (pronet provider), /enrich/… (PDL v5) and
-// /llm/v1/… (chat completions).
+// Handler serves /microblog/… (X API v2), /pronet/… (pronet provider), /harvestapi/… (HarvestAPI
+// REST), /apify/… (Apify API v2 with HarvestAPI's actors), /enrich/… (PDL v5) and /llm/v1/… (chat
+// completions).
 func (s *Sandbox) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/microblog/", http.StripPrefix("/microblog", s.microblogHandler()))
 	mux.Handle("/pronet/", http.StripPrefix("/pronet", s.pronetHandler()))
 	mux.Handle("/enrich/", http.StripPrefix("/enrich", s.enrichHandler()))
 	mux.Handle("/llm/", http.StripPrefix("/llm", s.llmHandler()))
+	mux.Handle("/harvestapi/", http.StripPrefix("/harvestapi", s.harvestAPIHandler()))
+	mux.Handle("/apify/", http.StripPrefix("/apify", s.apifyHandler()))
 	return s.logRequests(mux)
 }
 
@@ -115,6 +119,12 @@ func (s *Server) PronetURL() string { return s.base + "/pronet" }
 
 // EnrichURL is the PDL base URL (…/v5/person/enrich under it).
 func (s *Server) EnrichURL() string { return s.base + "/enrich" }
+
+// HarvestAPIURL is the HarvestAPI REST base URL (…/linkedin/… under it).
+func (s *Server) HarvestAPIURL() string { return s.base + "/harvestapi" }
+
+// ApifyURL is the Apify API base URL (…/v2/… under it).
+func (s *Server) ApifyURL() string { return s.base + "/apify" }
 
 // Close stops the server and waits for it to finish; calling it again is harmless.
 func (s *Server) Close() error {
