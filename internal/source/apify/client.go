@@ -182,3 +182,5 @@ func apiError(status int, body []byte, actor string) error {
 	}
 	return &source.UpstreamError{Source: Name, Status: status, Err: errors.New(msg)}
 }
+
+var _ pronet.Provider = (*Client)(nil)
