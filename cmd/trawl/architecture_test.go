@@ -18,7 +18,7 @@ var layers = [][]string{
 	{"internal/clock", "internal/ident", "internal/credits", "internal/query", "internal/secret", "internal/netguard", "internal/source"},
 	{"internal/auth", "internal/source/microblog", "internal/source/pronet", "internal/source/sourcetest"},
 	{"internal/config", "internal/action", "internal/source/enrich", "internal/source/harvestapi"},
-	{"internal/workflow", "internal/search", "internal/topic", "internal/mapping"},
+	{"internal/workflow", "internal/search", "internal/topic", "internal/mapping", "internal/source/apify"},
 	{"internal/store", "internal/workflow/engine", "internal/sandbox"},
 	{"internal/jobs", "internal/store/storetest", "internal/delivery"},
 	{"internal/httpapi"},
