@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,8 +131,9 @@ func (s *suite) faultCases(t *testing.T) {
 				t.Fatal("a list with one malformed item: nothing, want the other items")
 			}
 			wellFormed(t, a)
+			s.samePost(t, o, a)
 		}},
-		{"sparse-", func(t *testing.T, _ op, a answer, err error, _ []time.Duration) {
+		{"sparse-", func(t *testing.T, o op, a answer, err error, _ []time.Duration) {
 			if err != nil {
 				t.Fatalf("items without optional fields: %v", err)
 			}
@@ -140,6 +142,7 @@ func (s *suite) faultCases(t *testing.T) {
 			}
 			wellFormed(t, a)
 			sparse(t, a)
+			s.samePost(t, o, a)
 		}},
 	}
 	for _, f := range faults {
@@ -153,6 +156,53 @@ func (s *suite) faultCases(t *testing.T) {
 				}
 				f.check(t, o, a, err, sl.Durations())
 			})
+		}
+	}
+}
+
+// samePost checks that a prefixed post id still names the fixture post ("sparse-<digits>" is
+// that post): its comments and reactors are among the post's, the post is that post.
+func (s *suite) samePost(t *testing.T, o op, a answer) {
+	t.Helper()
+	ctx := t.Context()
+	var known []string
+	switch o.name {
+	case "post":
+		for _, p := range a.posts {
+			if p.URN != s.fx.post {
+				t.Errorf("post %s, want %s", p.URN, s.fx.post)
+			}
+		}
+		return
+	case "comments":
+		for page := 1; page <= maxPages; page++ {
+			cp := oracle[pronet.CommentsPage](t)(s.oracle.Comments(ctx, s.fx.post, page, 100))
+			for _, c := range cp.Comments {
+				known = append(known, c.URN)
+			}
+			if len(cp.Comments) == 0 || page >= cp.TotalPage {
+				break
+			}
+		}
+		for _, c := range a.comments {
+			if !slices.Contains(known, c.URN) {
+				t.Errorf("comment %s is not one of post %s's", c.URN, s.fx.post)
+			}
+		}
+	case "reactions":
+		for page := 1; page <= maxPages; page++ {
+			rp := oracle[pronet.ReactionsPage](t)(s.oracle.Reactions(ctx, s.fx.post, page, 100))
+			for _, r := range rp.Items {
+				known = append(known, r.Username)
+			}
+			if len(rp.Items) == 0 || page >= rp.TotalPage {
+				break
+			}
+		}
+		for _, r := range a.reactors {
+			if !slices.Contains(known, r.Username) {
+				t.Errorf("reactor %s is not one of post %s's", r.Username, s.fx.post)
+			}
 		}
 	}
 }
