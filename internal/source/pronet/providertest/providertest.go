@@ -4,8 +4,8 @@
 // contract client reads of the same synthetic world. A provider's package runs it in a test:
 //
 //	func TestConformance(t *testing.T) {
-//		providertest.Run(t, providertest.Harness{Name: "harvestapi", New: newForSuite,
-//			Upstream: (*sandbox.Server).HarvestAPIURL, Priced: true})
+//		providertest.Run(t, providertest.Harness{Name: "vendor", New: newForSuite,
+//			Upstream: (*sandbox.Server).PronetURL, Priced: true})
 //	}
 //
 // Case names are stable, so a Harness can list what its vendor Lacks: an operation

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/source/pronet"
@@ -72,7 +73,7 @@ func viewProfile(p pronet.Profile) profileView {
 }
 
 // sameList fails t unless got equals want item for item; what names the list in the message.
-func sameList[T comparable](t testingT, what string, got, want []T) {
+func sameList[T comparable](t *testing.T, what string, got, want []T) {
 	t.Helper()
 	if slices.Equal(got, want) {
 		return
@@ -89,7 +90,7 @@ func sameList[T comparable](t testingT, what string, got, want []T) {
 }
 
 // sameSet is sameList regardless of order, for answers whose order a vendor may choose.
-func sameSet[T comparable](t testingT, what string, got, want []T, key func(T) string) {
+func sameSet[T comparable](t *testing.T, what string, got, want []T, key func(T) string) {
 	t.Helper()
 	byKey := func(a, b T) int { return strings.Compare(key(a), key(b)) }
 	g, w := slices.Clone(got), slices.Clone(want)
@@ -99,7 +100,7 @@ func sameSet[T comparable](t testingT, what string, got, want []T, key func(T) s
 }
 
 // noDuplicates fails t when two items share a key.
-func noDuplicates[T any](t testingT, what string, items []T, key func(T) string) {
+func noDuplicates[T any](t *testing.T, what string, items []T, key func(T) string) {
 	t.Helper()
 	seen := make(map[string]bool, len(items))
 	for _, it := range items {
@@ -112,7 +113,7 @@ func noDuplicates[T any](t testingT, what string, items []T, key func(T) string)
 }
 
 // newestFirst fails t unless the posts are ordered by time, newest first.
-func newestFirst(t testingT, what string, posts []pronet.Post) {
+func newestFirst(t *testing.T, what string, posts []pronet.Post) {
 	t.Helper()
 	for i := 1; i < len(posts); i++ {
 		if postedAt(posts[i]).After(postedAt(posts[i-1])) {
@@ -121,10 +122,4 @@ func newestFirst(t testingT, what string, posts []pronet.Post) {
 			return
 		}
 	}
-}
-
-// testingT is what the comparisons need of a *testing.T, so they can be tested themselves.
-type testingT interface {
-	Helper()
-	Errorf(format string, args ...any)
 }
