@@ -35,7 +35,7 @@ func (s *Sandbox) pronetHandler() http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A key starting with "invalid" is the sandbox's wrong key, so that key checks can fail.
-		if key := strings.TrimSpace(r.Header.Get("x-api-key")); key == "" || hasInvalidKeyPrefix(key) {
+		if key := strings.TrimSpace(r.Header.Get("x-api-key")); key == "" || pronetInvalidKey(key) {
 			pronetError(w, http.StatusUnauthorized, "Invalid or missing API key")
 			return
 		}
@@ -138,7 +138,7 @@ func (s *Sandbox) pronetProfilePosts(w http.ResponseWriter, r *http.Request) {
 	if start+len(page) < len(all) && len(page) > 0 {
 		token = xToken{Cursor: page[len(page)-1].URN}.String()
 	}
-	pronetOK(w, shapeList(s.postRecords(page, now), shape, sparsePost), map[string]any{"paginationToken": token})
+	pronetOK(w, pronetShapeList(s.postRecords(page, now), shape, pronetSparsePost), map[string]any{"paginationToken": token})
 }
 
 func (s *Sandbox) pronetCompanyPosts(w http.ResponseWriter, r *http.Request) {
@@ -163,7 +163,7 @@ func (s *Sandbox) pronetCompanyPosts(w http.ResponseWriter, r *http.Request) {
 	}
 	all := s.world.CompanyPosts(c, now.Add(-pronetWindow), now.Add(time.Millisecond))
 	page := all[min(start, len(all)):min(start+pronetPageSize, len(all))]
-	pronetOK(w, shapeList(s.postRecords(page, now), shape, sparsePost), nil)
+	pronetOK(w, pronetShapeList(s.postRecords(page, now), shape, pronetSparsePost), nil)
 }
 
 // postURN parses the urn parameter: digits, or urn:li:activity:digits; error-path prefixes
@@ -172,23 +172,23 @@ func (s *Sandbox) postURN(w http.ResponseWriter, q url.Values, now time.Time) (u
 	raw := strings.TrimPrefix(q.Get("urn"), activityURNPrefix)
 	if raw == "" {
 		pronetError(w, http.StatusBadRequest, "urn is required")
-		return 0, shapeNormal, false
+		return 0, pronetShapeNormal, false
 	}
 	raw, shape, ok := pronetIdent(w, raw)
 	if !ok {
-		return 0, shapeNormal, false
+		return 0, pronetShapeNormal, false
 	}
 	if pronetLookupError(w, checkIdent(raw), "Post") {
-		return 0, shapeNormal, false
+		return 0, pronetShapeNormal, false
 	}
 	urn, ok := pronetIDs.parse(raw)
 	if !ok {
 		pronetError(w, http.StatusBadRequest, "urn must be a numeric post identifier")
-		return 0, shapeNormal, false
+		return 0, pronetShapeNormal, false
 	}
 	if pronetIDs.timeOf(urn).After(now) {
 		pronetError(w, http.StatusNotFound, "Post not found")
-		return 0, shapeNormal, false
+		return 0, pronetShapeNormal, false
 	}
 	return urn, shape, true
 }
@@ -208,11 +208,11 @@ func (s *Sandbox) postPage(w http.ResponseWriter, r *http.Request, size int) (ur
 	q := r.URL.Query()
 	if page, ok = intParam(q, "page", 1, 1); !ok {
 		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
-		return 0, shapeNormal, 0, 0, now, false
+		return 0, pronetShapeNormal, 0, 0, now, false
 	}
 	if limit, ok = intParam(q, "limit", size, 1); !ok || limit > maxPageLimit {
 		pronetError(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
-		return 0, shapeNormal, 0, 0, now, false
+		return 0, pronetShapeNormal, 0, 0, now, false
 	}
 	urn, shape, ok = s.postURN(w, q, now)
 	return urn, shape, page, limit, now, ok
@@ -228,7 +228,7 @@ func (s *Sandbox) pronetComments(w http.ResponseWriter, r *http.Request) {
 	for _, c := range pageOf(all, page, limit) {
 		items = append(items, commentRecord(c, true))
 	}
-	pronetOK(w, map[string]any{"comments": shapeList(items, shape, sparseComment), "total": len(all), "totalPage": totalPages(len(all), limit),
+	pronetOK(w, map[string]any{"comments": pronetShapeList(items, shape, pronetSparseComment), "total": len(all), "totalPage": totalPages(len(all), limit),
 		"currentPage": page}, nil)
 }
 
@@ -273,7 +273,7 @@ func (s *Sandbox) pronetReactions(w http.ResponseWriter, r *http.Request) {
 		items = append(items, map[string]any{"urn": p.PronetURN(), "username": p.PronetUsername, "fullName": p.FullName(),
 			"headline": p.Headline, "profileUrl": p.PronetURL(), "profilePicture": p.Avatar(), "reactionType": rc.Type})
 	}
-	pronetOK(w, map[string]any{"items": shapeList(items, shape, sparseReactor), "total": len(all), "totalPage": totalPages(len(all), limit),
+	pronetOK(w, map[string]any{"items": pronetShapeList(items, shape, pronetSparseReactor), "total": len(all), "totalPage": totalPages(len(all), limit),
 		"currentPage": page}, nil)
 }
 
@@ -387,7 +387,7 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 	for _, h := range pageOf(hits, page, searchPageSize) {
 		posts = append(posts, h.post)
 	}
-	pronetOK(w, map[string]any{"items": shapeList(s.postRecords(posts, now), shape, sparsePost), "total": len(hits),
+	pronetOK(w, map[string]any{"items": pronetShapeList(s.postRecords(posts, now), shape, pronetSparsePost), "total": len(hits),
 		"totalPage": totalPages(len(hits), searchPageSize), "currentPage": page}, nil)
 }
 
@@ -475,7 +475,7 @@ func (s *Sandbox) pronetProfile(w http.ResponseWriter, r *http.Request) {
 	if pronetLookupError(w, err, "Profile") {
 		return
 	}
-	pronetOK(w, shapeObject(profileRecord(p), shape, "id", sparseProfile), nil)
+	pronetOK(w, pronetShapeObject(profileRecord(p), shape, "id", pronetSparseProfile), nil)
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -10,46 +10,46 @@ import (
 type pronetShape int
 
 const (
-	shapeNormal pronetShape = iota
-	// shapeMalformed: a list's first item is replaced by a value of the wrong type; a single
+	pronetShapeNormal pronetShape = iota
+	// pronetShapeMalformed: a list's first item is replaced by a value of the wrong type; a single
 	// object gets its id member as an object.
-	shapeMalformed
-	// shapeSparse: every optional field is left out; ids, names, URLs and dates remain.
-	shapeSparse
+	pronetShapeMalformed
+	// pronetShapeSparse: every optional field is left out; ids, names, URLs and dates remain.
+	pronetShapeSparse
 )
 
-// malformedItem is what a broken list item looks like: a proxy's HTML page where an object
+// pronetMalformedItem is what a broken list item looks like: a proxy's HTML page where an object
 // should be.
-const malformedItem = "<html>"
+const pronetMalformedItem = "<html>"
 
 // pronetIdent reads the prefixes checkIdent does not know: throttled- gets a 429 without
 // Retry-After (written here, ok false), malformed- and sparse- name the same thing as the rest
 // of the identifier, rendered in that shape.
 func pronetIdent(w http.ResponseWriter, id string) (rest string, shape pronetShape, ok bool) {
-	if hasFaultPrefix(id, "throttled") {
+	if pronetHasPrefix(id, "throttled") {
 		pronetThrottled(w)
-		return "", shapeNormal, false
+		return "", pronetShapeNormal, false
 	}
-	if r, found := cutFaultPrefix(id, "malformed"); found {
-		return r, shapeMalformed, true
+	if r, found := pronetCutPrefix(id, "malformed"); found {
+		return r, pronetShapeMalformed, true
 	}
-	if r, found := cutFaultPrefix(id, "sparse"); found {
-		return r, shapeSparse, true
+	if r, found := pronetCutPrefix(id, "sparse"); found {
+		return r, pronetShapeSparse, true
 	}
-	return id, shapeNormal, true
+	return id, pronetShapeNormal, true
 }
 
 func pronetThrottled(w http.ResponseWriter) {
 	pronetError(w, http.StatusTooManyRequests, "Too many requests")
 }
 
-func hasFaultPrefix(id, word string) bool {
-	_, ok := cutFaultPrefix(id, word)
+func pronetHasPrefix(id, word string) bool {
+	_, ok := pronetCutPrefix(id, word)
 	return ok
 }
 
-// cutFaultPrefix removes word- (or word_) from the start of id, in any case.
-func cutFaultPrefix(id, word string) (string, bool) {
+// pronetCutPrefix removes word- (or word_) from the start of id, in any case.
+func pronetCutPrefix(id, word string) (string, bool) {
 	if len(id) <= len(word) || !strings.EqualFold(id[:len(word)], word) {
 		return id, false
 	}
@@ -65,20 +65,20 @@ func cutFaultPrefix(id, word string) (string, bool) {
 func pronetKeywordFaults(w http.ResponseWriter, kw string) (rest string, shape pronetShape, ok bool) {
 	var sb strings.Builder
 	for i := 0; i < len(kw); {
-		if i > 0 && !wordStart(kw[i-1]) {
+		if i > 0 && !pronetWordStart(kw[i-1]) {
 			sb.WriteByte(kw[i])
 			i++
 			continue
 		}
 		word := kw[i:]
 		switch {
-		case hasFaultPrefix(word, "throttled"):
+		case pronetHasPrefix(word, "throttled"):
 			pronetThrottled(w)
-			return "", shapeNormal, false
-		case hasFaultPrefix(word, "malformed"):
-			shape, i = shapeMalformed, i+len("malformed-")
-		case hasFaultPrefix(word, "sparse"):
-			shape, i = shapeSparse, i+len("sparse-")
+			return "", pronetShapeNormal, false
+		case pronetHasPrefix(word, "malformed"):
+			shape, i = pronetShapeMalformed, i+len("malformed-")
+		case pronetHasPrefix(word, "sparse"):
+			shape, i = pronetShapeSparse, i+len("sparse-")
 		default:
 			sb.WriteByte(kw[i])
 			i++
@@ -87,18 +87,18 @@ func pronetKeywordFaults(w http.ResponseWriter, kw string) (rest string, shape p
 	return sb.String(), shape, true
 }
 
-// wordStart reports whether a word can begin after c: after a space, a quote or a parenthesis.
-func wordStart(c byte) bool { return c == ' ' || c == '"' || c == '(' || c == '\t' }
+// pronetWordStart reports whether a word can begin after c: after a space, a quote or a parenthesis.
+func pronetWordStart(c byte) bool { return c == ' ' || c == '"' || c == '(' || c == '\t' }
 
-// shapeList applies shape to a rendered list of records; sparse drops each record's optional
+// pronetShapeList applies shape to a rendered list of records; sparse drops each record's optional
 // fields with strip.
-func shapeList(items []any, shape pronetShape, strip func(map[string]any) map[string]any) []any {
+func pronetShapeList(items []any, shape pronetShape, strip func(map[string]any) map[string]any) []any {
 	switch shape {
-	case shapeMalformed:
+	case pronetShapeMalformed:
 		if len(items) > 0 {
-			items[0] = malformedItem
+			items[0] = pronetMalformedItem
 		}
-	case shapeSparse:
+	case pronetShapeSparse:
 		for i, it := range items {
 			if m, ok := it.(map[string]any); ok {
 				items[i] = strip(m)
@@ -108,19 +108,19 @@ func shapeList(items []any, shape pronetShape, strip func(map[string]any) map[st
 	return items
 }
 
-// shapeObject applies shape to one rendered record whose identifier member is idKey.
-func shapeObject(rec map[string]any, shape pronetShape, idKey string, strip func(map[string]any) map[string]any) map[string]any {
+// pronetShapeObject applies shape to one rendered record whose identifier member is idKey.
+func pronetShapeObject(rec map[string]any, shape pronetShape, idKey string, strip func(map[string]any) map[string]any) map[string]any {
 	switch shape {
-	case shapeMalformed:
+	case pronetShapeMalformed:
 		rec[idKey] = map[string]any{}
-	case shapeSparse:
+	case pronetShapeSparse:
 		rec = strip(rec)
 	}
 	return rec
 }
 
-// keep copies the named members of m.
-func keep(m map[string]any, keys ...string) map[string]any {
+// pronetKeep copies the named members of m.
+func pronetKeep(m map[string]any, keys ...string) map[string]any {
 	out := make(map[string]any, len(keys))
 	for _, k := range keys {
 		if v, ok := m[k]; ok {
@@ -130,41 +130,41 @@ func keep(m map[string]any, keys ...string) map[string]any {
 	return out
 }
 
-// sparsePost leaves a post record its ids, names, URLs, text and date string: no counts, no
+// pronetSparsePost leaves a post record its ids, names, URLs, text and date string: no counts, no
 // relative age, no ms timestamp, no pictures, headline or attachments.
-func sparsePost(m map[string]any) map[string]any {
-	out := keep(m, "text", "entityType", "postUrl", "postedDate", "urn", "company")
+func pronetSparsePost(m map[string]any) map[string]any {
+	out := pronetKeep(m, "text", "entityType", "postUrl", "postedDate", "urn", "company")
 	if a, ok := m["author"].(map[string]any); ok {
-		out["author"] = keep(a, "id", "firstName", "lastName", "username", "url", "urn")
+		out["author"] = pronetKeep(a, "id", "firstName", "lastName", "username", "url", "urn")
 	}
 	return out
 }
 
-// sparseComment leaves a comment (and its replies) ids, text, author names and date string.
-func sparseComment(m map[string]any) map[string]any {
-	out := keep(m, "threadUrn", "urn", "createdAtString", "permalink", "text")
+// pronetSparseComment leaves a comment (and its replies) ids, text, author names and date string.
+func pronetSparseComment(m map[string]any) map[string]any {
+	out := pronetKeep(m, "threadUrn", "urn", "createdAtString", "permalink", "text")
 	if a, ok := m["author"].(map[string]any); ok {
-		out["author"] = keep(a, "name", "urn", "id", "username", "pronetUrl")
+		out["author"] = pronetKeep(a, "name", "urn", "id", "username", "pronetUrl")
 	}
 	if rs, ok := m["replies"].([]any); ok {
-		out["replies"] = shapeList(rs, shapeSparse, sparseComment)
+		out["replies"] = pronetShapeList(rs, pronetShapeSparse, pronetSparseComment)
 	}
 	return out
 }
 
-// sparseReactor leaves a reactor no headline and no picture.
-func sparseReactor(m map[string]any) map[string]any {
-	return keep(m, "urn", "username", "fullName", "profileUrl", "reactionType")
+// pronetSparseReactor leaves a reactor no headline and no picture.
+func pronetSparseReactor(m map[string]any) map[string]any {
+	return pronetKeep(m, "urn", "username", "fullName", "profileUrl", "reactionType")
 }
 
-// sparseProfile leaves a profile its ids, names and positions (company, title, dates).
-func sparseProfile(m map[string]any) map[string]any {
-	out := keep(m, "id", "urn", "username", "firstName", "lastName")
+// pronetSparseProfile leaves a profile its ids, names and positions (company, title, dates).
+func pronetSparseProfile(m map[string]any) map[string]any {
+	out := pronetKeep(m, "id", "urn", "username", "firstName", "lastName")
 	if ps, ok := m["position"].([]any); ok {
 		kept := make([]any, 0, len(ps))
 		for _, p := range ps {
 			if pm, ok := p.(map[string]any); ok {
-				kept = append(kept, keep(pm, "companyName", "companyUsername", "title", "start", "end"))
+				kept = append(kept, pronetKeep(pm, "companyName", "companyUsername", "title", "start", "end"))
 			}
 		}
 		out["position"] = kept
@@ -172,7 +172,7 @@ func sparseProfile(m map[string]any) map[string]any {
 	return out
 }
 
-// hasInvalidKeyPrefix reports whether key is the sandbox's wrong key: one starting with "invalid".
-func hasInvalidKeyPrefix(key string) bool {
+// pronetInvalidKey reports whether key is the sandbox's wrong key: one starting with "invalid".
+func pronetInvalidKey(key string) bool {
 	return len(key) >= 7 && strings.EqualFold(key[:7], "invalid")
 }

@@ -73,8 +73,8 @@ func TestPronetMalformedLists(t *testing.T) {
 		if len(normal) < 2 || len(bad) != len(normal) {
 			t.Fatalf("%s: %d items, normal %d", c.malformed, len(bad), len(normal))
 		}
-		if bad[0] != malformedItem {
-			t.Errorf("%s: first item %v, want %q", c.malformed, bad[0], malformedItem)
+		if bad[0] != pronetMalformedItem {
+			t.Errorf("%s: first item %v, want %q", c.malformed, bad[0], pronetMalformedItem)
 		}
 		a, _ := json.Marshal(bad[1:])
 		b, _ := json.Marshal(normal[1:])
@@ -136,11 +136,11 @@ func TestPronetKeywordFaults(t *testing.T) {
 		shape   pronetShape
 		ok      bool
 	}{
-		{"crm", "crm", shapeNormal, true},
-		{"malformed-crm", "crm", shapeMalformed, true},
-		{`"sales ops" AND (Sparse_crm OR x)`, `"sales ops" AND (crm OR x)`, shapeSparse, true},
-		{"non-malformed-crm", "non-malformed-crm", shapeNormal, true},
-		{"a throttled-x", "", shapeNormal, false},
+		{"crm", "crm", pronetShapeNormal, true},
+		{"malformed-crm", "crm", pronetShapeMalformed, true},
+		{`"sales ops" AND (Sparse_crm OR x)`, `"sales ops" AND (crm OR x)`, pronetShapeSparse, true},
+		{"non-malformed-crm", "non-malformed-crm", pronetShapeNormal, true},
+		{"a throttled-x", "", pronetShapeNormal, false},
 	} {
 		rec := httptest.NewRecorder()
 		out, shape, ok := pronetKeywordFaults(rec, c.in)

@@ -54,5 +54,5 @@ func (s *Sandbox) pronetPost(w http.ResponseWriter, r *http.Request) {
 		pronetError(w, http.StatusNotFound, "Post not found")
 		return
 	}
-	pronetOK(w, shapeObject(s.postRecord(p, now), shape, "urn", sparsePost), nil)
+	pronetOK(w, pronetShapeObject(s.postRecord(p, now), shape, "urn", pronetSparsePost), nil)
 }
