@@ -20,7 +20,7 @@ var layers = [][]string{
 	{"internal/config", "internal/action", "internal/source/enrich", "internal/source/harvestapi"},
 	{"internal/workflow", "internal/search", "internal/topic", "internal/mapping", "internal/source/apify"},
 	{"internal/store", "internal/workflow/engine", "internal/sandbox"},
-	{"internal/jobs", "internal/store/storetest", "internal/delivery"},
+	{"internal/jobs", "internal/store/storetest", "internal/delivery", "internal/source/pronet/providertest"},
 	{"internal/httpapi"},
 	{"internal/app"},
 	{"cmd/trawl", "client"},

@@ -20,13 +20,26 @@
 //   - missing-… (or missing_…): the upstream's not-found answer (X: 200 with a "Not Found
 //     Error" in errors; pronet: 404; PDL: 404 not_found).
 //   - error-… (or error_…): an upstream failure (X: 503; pronet and PDL: 500).
-//   - ratelimited-…: the upstream's rate-limit answer (X: 429; pronet: 429 with Retry-After; PDL: 429).
+//   - ratelimited-…: the upstream's rate-limit answer (X: 429; pronet: 429 with Retry-After: 2; PDL: 429).
+//
+// The pronet protocols (the contract, and the vendors' own) also know, so that a connector can be
+// tried on the vendor input it must survive:
+//
+//   - throttled-…: 429 without Retry-After.
+//   - malformed-…: the answer about the rest of the identifier, with a list's first item replaced
+//     by a value of the wrong type ("<html>"), or on a single object the post urn or profile id
+//     given as an object {}.
+//   - sparse-…: the answer about the rest of the identifier without the optional fields
+//     (engagement counts, pictures, headline, attachments, the ms timestamp beside a date
+//     string): ids, names, URLs, text and dates remain. sparse-7301234567890123456 is that post.
 //
 // In an X search query the rules apply to operator values and mentions (from:error-x → 503); in a
-// pronet keyword search to any word (error-x → 500). Keywords are otherwise ordinary text.
+// pronet keyword search to any word (error-x → 500; malformed-crm searches crm and answers it
+// malformed). Keywords are otherwise ordinary text.
 //
 // Credentials: any non-empty bearer token (X), x-api-key (pronet) or X-Api-Key / api_key (PDL)
-// is accepted; a missing one gets the upstream's 401.
+// is accepted; a missing one gets the upstream's 401, and so does a pronet key that starts with
+// "invalid".
 //
 // Sandbox choices beside the protocols: search/recent covers 7 days and search/all defaults to
 // 30 days (relevancy ranks at most the 14 days before end_time; a recency page scans at most 7

@@ -34,7 +34,8 @@ func (s *Sandbox) pronetHandler() http.Handler {
 		pronetError(w, http.StatusNotFound, "Endpoint not found")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.TrimSpace(r.Header.Get("x-api-key")) == "" {
+		// A key starting with "invalid" is the sandbox's wrong key, so that key checks can fail.
+		if key := strings.TrimSpace(r.Header.Get("x-api-key")); key == "" || pronetInvalidKey(key) {
 			pronetError(w, http.StatusUnauthorized, "Invalid or missing API key")
 			return
 		}
@@ -118,7 +119,11 @@ func (s *Sandbox) pronetProfilePosts(w http.ResponseWriter, r *http.Request) {
 		// Strictly after: the first millisecond that can hold a newer post.
 		from = maxTime(from, after.Truncate(time.Millisecond).Add(time.Millisecond))
 	}
-	p, err := s.world.PersonByPronet(q.Get("username"))
+	username, shape, ok := pronetIdent(w, q.Get("username"))
+	if !ok {
+		return
+	}
+	p, err := s.world.PersonByPronet(username)
 	if pronetLookupError(w, err, "Profile") {
 		return
 	}
@@ -133,7 +138,7 @@ func (s *Sandbox) pronetProfilePosts(w http.ResponseWriter, r *http.Request) {
 	if start+len(page) < len(all) && len(page) > 0 {
 		token = xToken{Cursor: page[len(page)-1].URN}.String()
 	}
-	pronetOK(w, s.postRecords(page, now), map[string]any{"paginationToken": token})
+	pronetOK(w, pronetShapeList(s.postRecords(page, now), shape, pronetSparsePost), map[string]any{"paginationToken": token})
 }
 
 func (s *Sandbox) pronetCompanyPosts(w http.ResponseWriter, r *http.Request) {
@@ -148,35 +153,44 @@ func (s *Sandbox) pronetCompanyPosts(w http.ResponseWriter, r *http.Request) {
 		pronetError(w, http.StatusBadRequest, "start must be a non-negative integer")
 		return
 	}
-	c, err := s.world.Company(q.Get("username"))
+	slug, shape, ok := pronetIdent(w, q.Get("username"))
+	if !ok {
+		return
+	}
+	c, err := s.world.Company(slug)
 	if pronetLookupError(w, err, "Company") {
 		return
 	}
 	all := s.world.CompanyPosts(c, now.Add(-pronetWindow), now.Add(time.Millisecond))
 	page := all[min(start, len(all)):min(start+pronetPageSize, len(all))]
-	pronetOK(w, s.postRecords(page, now), nil)
+	pronetOK(w, pronetShapeList(s.postRecords(page, now), shape, pronetSparsePost), nil)
 }
 
-// postURN parses the urn parameter: digits, or urn:li:activity:digits; error-path prefixes apply.
-func (s *Sandbox) postURN(w http.ResponseWriter, q url.Values, now time.Time) (uint64, bool) {
+// postURN parses the urn parameter: digits, or urn:li:activity:digits; error-path prefixes
+// apply, and malformed- or sparse- before the digits shape the answer about that post.
+func (s *Sandbox) postURN(w http.ResponseWriter, q url.Values, now time.Time) (uint64, pronetShape, bool) {
 	raw := strings.TrimPrefix(q.Get("urn"), activityURNPrefix)
 	if raw == "" {
 		pronetError(w, http.StatusBadRequest, "urn is required")
-		return 0, false
+		return 0, pronetShapeNormal, false
+	}
+	raw, shape, ok := pronetIdent(w, raw)
+	if !ok {
+		return 0, pronetShapeNormal, false
 	}
 	if pronetLookupError(w, checkIdent(raw), "Post") {
-		return 0, false
+		return 0, pronetShapeNormal, false
 	}
 	urn, ok := pronetIDs.parse(raw)
 	if !ok {
 		pronetError(w, http.StatusBadRequest, "urn must be a numeric post identifier")
-		return 0, false
+		return 0, pronetShapeNormal, false
 	}
 	if pronetIDs.timeOf(urn).After(now) {
 		pronetError(w, http.StatusNotFound, "Post not found")
-		return 0, false
+		return 0, pronetShapeNormal, false
 	}
-	return urn, true
+	return urn, shape, true
 }
 
 func pageOf[T any](all []T, page, size int) []T {
@@ -189,23 +203,23 @@ func totalPages(n, size int) int { return (n + size - 1) / size }
 // postPage reads the urn and page of a request about one post's comments or
 // reactions, answering the error itself when they are wrong.
 // limit (1-100) sets the page's size; without it, the page is size items.
-func (s *Sandbox) postPage(w http.ResponseWriter, r *http.Request, size int) (urn uint64, page, limit int, now time.Time, ok bool) {
+func (s *Sandbox) postPage(w http.ResponseWriter, r *http.Request, size int) (urn uint64, shape pronetShape, page, limit int, now time.Time, ok bool) {
 	now = s.now()
 	q := r.URL.Query()
 	if page, ok = intParam(q, "page", 1, 1); !ok {
 		pronetError(w, http.StatusBadRequest, "page must be an integer >= 1")
-		return 0, 0, 0, now, false
+		return 0, pronetShapeNormal, 0, 0, now, false
 	}
 	if limit, ok = intParam(q, "limit", size, 1); !ok || limit > maxPageLimit {
 		pronetError(w, http.StatusBadRequest, "limit must be an integer from 1 to 100")
-		return 0, 0, 0, now, false
+		return 0, pronetShapeNormal, 0, 0, now, false
 	}
-	urn, ok = s.postURN(w, q, now)
-	return urn, page, limit, now, ok
+	urn, shape, ok = s.postURN(w, q, now)
+	return urn, shape, page, limit, now, ok
 }
 
 func (s *Sandbox) pronetComments(w http.ResponseWriter, r *http.Request) {
-	urn, page, limit, now, ok := s.postPage(w, r, commentsPageSize)
+	urn, shape, page, limit, now, ok := s.postPage(w, r, commentsPageSize)
 	if !ok {
 		return
 	}
@@ -214,7 +228,7 @@ func (s *Sandbox) pronetComments(w http.ResponseWriter, r *http.Request) {
 	for _, c := range pageOf(all, page, limit) {
 		items = append(items, commentRecord(c, true))
 	}
-	pronetOK(w, map[string]any{"comments": items, "total": len(all), "totalPage": totalPages(len(all), limit),
+	pronetOK(w, map[string]any{"comments": pronetShapeList(items, shape, pronetSparseComment), "total": len(all), "totalPage": totalPages(len(all), limit),
 		"currentPage": page}, nil)
 }
 
@@ -248,7 +262,7 @@ func commentRecord(c Comment, top bool) map[string]any {
 }
 
 func (s *Sandbox) pronetReactions(w http.ResponseWriter, r *http.Request) {
-	urn, page, limit, now, ok := s.postPage(w, r, reactionsPageSize)
+	urn, shape, page, limit, now, ok := s.postPage(w, r, reactionsPageSize)
 	if !ok {
 		return
 	}
@@ -259,7 +273,7 @@ func (s *Sandbox) pronetReactions(w http.ResponseWriter, r *http.Request) {
 		items = append(items, map[string]any{"urn": p.PronetURN(), "username": p.PronetUsername, "fullName": p.FullName(),
 			"headline": p.Headline, "profileUrl": p.PronetURL(), "profilePicture": p.Avatar(), "reactionType": rc.Type})
 	}
-	pronetOK(w, map[string]any{"items": items, "total": len(all), "totalPage": totalPages(len(all), limit),
+	pronetOK(w, map[string]any{"items": pronetShapeList(items, shape, pronetSparseReactor), "total": len(all), "totalPage": totalPages(len(all), limit),
 		"currentPage": page}, nil)
 }
 
@@ -298,7 +312,10 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 		pronetError(w, http.StatusBadRequest, msg)
 		return
 	}
-	kw := strings.TrimSpace(q.Get("keywords"))
+	kw, shape, ok := pronetKeywordFaults(w, strings.TrimSpace(q.Get("keywords")))
+	if !ok {
+		return
+	}
 	if kw == "" && len(f.members) == 0 && len(f.companies) == 0 {
 		pronetError(w, http.StatusBadRequest, "keywords is required unless mentionsMember or mentionsOrganization is given")
 		return
@@ -370,7 +387,7 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 	for _, h := range pageOf(hits, page, searchPageSize) {
 		posts = append(posts, h.post)
 	}
-	pronetOK(w, map[string]any{"items": s.postRecords(posts, now), "total": len(hits),
+	pronetOK(w, map[string]any{"items": pronetShapeList(s.postRecords(posts, now), shape, pronetSparsePost), "total": len(hits),
 		"totalPage": totalPages(len(hits), searchPageSize), "currentPage": page}, nil)
 }
 
@@ -450,11 +467,15 @@ func (s *Sandbox) pronetProfile(w http.ResponseWriter, r *http.Request) {
 		pronetError(w, http.StatusBadRequest, "username is required")
 		return
 	}
-	p, err := s.world.PersonByPronet(q.Get("username"))
+	username, shape, ok := pronetIdent(w, q.Get("username"))
+	if !ok {
+		return
+	}
+	p, err := s.world.PersonByPronet(username)
 	if pronetLookupError(w, err, "Profile") {
 		return
 	}
-	pronetOK(w, profileRecord(p), nil)
+	pronetOK(w, pronetShapeObject(profileRecord(p), shape, "id", pronetSparseProfile), nil)
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -45,7 +45,7 @@ func (w *World) PronetPostByURN(urn uint64) (PronetPost, bool) {
 // pronetPost is the provider's GET /post?urn=N: one post record.
 func (s *Sandbox) pronetPost(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
-	urn, ok := s.postURN(w, r.URL.Query(), now)
+	urn, shape, ok := s.postURN(w, r.URL.Query(), now)
 	if !ok {
 		return
 	}
@@ -54,5 +54,5 @@ func (s *Sandbox) pronetPost(w http.ResponseWriter, r *http.Request) {
 		pronetError(w, http.StatusNotFound, "Post not found")
 		return
 	}
-	pronetOK(w, s.postRecord(p, now), nil)
+	pronetOK(w, pronetShapeObject(s.postRecord(p, now), shape, "urn", pronetSparsePost), nil)
 }

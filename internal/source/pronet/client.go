@@ -116,8 +116,8 @@ func (c *Client) ProfilePosts(ctx context.Context, p ProfilePostsParams) ([]Post
 	if !p.After.IsZero() {
 		q.Set("after", p.After.UTC().Format(source.TimeLayout))
 	}
-	var posts []Post
-	env, err := c.get(ctx, "/profile/posts", q, &posts)
+	var raw []json.RawMessage
+	env, err := c.get(ctx, "/profile/posts", q, &raw)
 	if err != nil {
 		return nil, "", fmt.Errorf("pronet: profile %q posts: %w", p.Username, err)
 	}
@@ -125,7 +125,7 @@ func (c *Client) ProfilePosts(ctx context.Context, p ProfilePostsParams) ([]Post
 	if env.PaginationToken != nil {
 		next = *env.PaginationToken
 	}
-	return nonNil(posts), next, nil
+	return decodeItems[Post](raw), next, nil
 }
 
 // CompanyPosts returns a company page's recent posts (up to 50).
@@ -133,11 +133,11 @@ func (c *Client) CompanyPosts(ctx context.Context, companySlug string) ([]Post, 
 	if companySlug == "" {
 		return nil, fmt.Errorf("pronet: company posts: empty company")
 	}
-	var posts []Post
-	if _, err := c.get(ctx, "/company/posts", url.Values{"username": {companySlug}}, &posts); err != nil {
+	var raw []json.RawMessage
+	if _, err := c.get(ctx, "/company/posts", url.Values{"username": {companySlug}}, &raw); err != nil {
 		return nil, fmt.Errorf("pronet: company %q posts: %w", companySlug, err)
 	}
-	return nonNil(posts), nil
+	return decodeItems[Post](raw), nil
 }
 
 // Comments returns a page (from 1) of a post's comments, pages of limit comments (1-100; 0 for
@@ -146,11 +146,12 @@ func (c *Client) Comments(ctx context.Context, postURN string, page, limit int) 
 	if postURN == "" {
 		return CommentsPage{}, fmt.Errorf("pronet: comments: empty post urn")
 	}
-	var out CommentsPage
-	if _, err := c.get(ctx, "/post/comments", pageQuery("urn", postURN, page, limit), &out); err != nil {
+	var raw rawPage
+	if _, err := c.get(ctx, "/post/comments", pageQuery("urn", postURN, page, limit), &raw); err != nil {
 		return CommentsPage{}, fmt.Errorf("pronet: post %s comments: %w", postURN, err)
 	}
-	out.Comments = nonNil(out.Comments)
+	out := CommentsPage{Comments: decodeItems[Comment](raw.Comments), Total: raw.Total, TotalPage: raw.TotalPage,
+		CurrentPage: raw.CurrentPage}
 	for i := range out.Comments {
 		out.Comments[i].Replies = nonNil(out.Comments[i].Replies)
 		for j := range out.Comments[i].Replies {
@@ -166,12 +167,12 @@ func (c *Client) Reactions(ctx context.Context, postURN string, page, limit int)
 	if postURN == "" {
 		return ReactionsPage{}, fmt.Errorf("pronet: reactions: empty post urn")
 	}
-	var out ReactionsPage
-	if _, err := c.get(ctx, "/post/reactions", pageQuery("urn", postURN, page, limit), &out); err != nil {
+	var raw rawPage
+	if _, err := c.get(ctx, "/post/reactions", pageQuery("urn", postURN, page, limit), &raw); err != nil {
 		return ReactionsPage{}, fmt.Errorf("pronet: post %s reactions: %w", postURN, err)
 	}
-	out.Items = nonNil(out.Items)
-	return out, nil
+	return ReactionsPage{Items: decodeItems[Reactor](raw.Items), Total: raw.Total, TotalPage: raw.TotalPage,
+		CurrentPage: raw.CurrentPage}, nil
 }
 
 // Post returns one post by its numeric id: GET /post?urn=N. A 200 without a post (no urn)
@@ -277,12 +278,12 @@ func (c *Client) SearchPosts(ctx context.Context, p SearchParams) (SearchPage, e
 	if p.Page > 0 {
 		q.Set("page", strconv.Itoa(p.Page))
 	}
-	var out SearchPage
-	if _, err := c.get(ctx, "/posts/search", q, &out); err != nil {
+	var raw rawPage
+	if _, err := c.get(ctx, "/posts/search", q, &raw); err != nil {
 		return SearchPage{}, fmt.Errorf("pronet: search posts %q: %w", p.Keywords, err)
 	}
-	out.Items = nonNil(out.Items)
-	return out, nil
+	return SearchPage{Items: decodeItems[Post](raw.Items), Total: raw.Total, TotalPage: raw.TotalPage,
+		CurrentPage: raw.CurrentPage}, nil
 }
 
 // Profile returns a member's profile; source.ErrNotFound when there is none.
@@ -310,6 +311,30 @@ func pageQuery(key, urn string, page, limit int) url.Values {
 		q.Set("limit", strconv.Itoa(limit))
 	}
 	return q
+}
+
+// rawPage is a paged answer whose items are decoded one by one (decodeItems).
+type rawPage struct {
+	Items       []json.RawMessage `json:"items"`
+	Comments    []json.RawMessage `json:"comments"`
+	Total       int               `json:"total"`
+	TotalPage   int               `json:"totalPage"`
+	CurrentPage int               `json:"currentPage"`
+}
+
+// decodeItems decodes a list item by item and leaves out the items that do not decode (or are
+// null): one broken record, such as a proxy's HTML where an object should be, must not cost the
+// rest of the page. A single object that does not decode is still an error.
+func decodeItems[T any](raw []json.RawMessage) []T {
+	out := make([]T, 0, len(raw))
+	for _, r := range raw {
+		var v T
+		if string(r) == "null" || json.Unmarshal(r, &v) != nil {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // nonNil makes empty lists marshal as [] rather than null.
