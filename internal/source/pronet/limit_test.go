@@ -66,7 +66,7 @@ func (f *fakeProvider) run(ctx context.Context) error {
 	return f.answer(ctx)
 }
 
-func (f *fakeProvider) Name() string                  { return "fake" }
+func (f *fakeProvider) Name() string                    { return "fake" }
 func (f *fakeProvider) Check(ctx context.Context) error { return f.run(ctx) }
 func (f *fakeProvider) ProfilePosts(ctx context.Context, _ ProfilePostsParams) ([]Post, string, error) {
 	return nil, "", f.run(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ type Readiness struct {
 	now      func() time.Time
 	interval time.Duration
 	secret   string
+	log      *slog.Logger
 
 	mu       sync.Mutex
 	checked  time.Time // zero before the first check
@@ -46,16 +48,31 @@ type Readiness struct {
 	checking bool
 }
 
-// NewReadiness checks p. secret (the provider's key) is blanked out of every reason, in case a
-// vendor's message or a URL repeats it. Zero now and interval are time.Now and RecheckInterval.
-func NewReadiness(p Provider, secret string, now func() time.Time, interval time.Duration) *Readiness {
-	if now == nil {
-		now = time.Now
+// ReadinessConfig configures a Readiness. Zero Now, Interval and Log are time.Now,
+// RecheckInterval and no log.
+type ReadinessConfig struct {
+	// Secret (the provider's key) is blanked out of every reason, in case a vendor's message or
+	// a URL repeats it.
+	Secret   string
+	Now      func() time.Time
+	Interval time.Duration
+	// Log hears when a later check changes the answer; the first is the caller's to log.
+	Log *slog.Logger
+}
+
+// NewReadiness checks p.
+func NewReadiness(p Provider, cfg ReadinessConfig) *Readiness {
+	r := &Readiness{p: p, now: cfg.Now, interval: cfg.Interval, secret: cfg.Secret, log: cfg.Log}
+	if r.now == nil {
+		r.now = time.Now
 	}
-	if interval <= 0 {
-		interval = RecheckInterval
+	if r.interval <= 0 {
+		r.interval = RecheckInterval
 	}
-	return &Readiness{p: p, now: now, interval: interval, secret: secret}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	return r
 }
 
 // Provider is the name of the checked provider.
@@ -66,7 +83,14 @@ func (r *Readiness) Check(ctx context.Context) error {
 	err := r.ask(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	first, prev := r.checked.IsZero(), r.err
 	r.checked, r.err = r.now(), err
+	switch {
+	case err == nil && !first && prev != nil:
+		r.log.Info("pronet provider key accepted again", "provider", r.p.Name())
+	case err != nil && !first && (prev == nil || prev.Reason != err.Reason):
+		r.log.Error("pronet provider check failed", "provider", err.Provider, "reason", err.Reason)
+	}
 	if err == nil {
 		return nil
 	}
