@@ -28,6 +28,7 @@ import (
 	"github.com/trawlhq/trawl/internal/netguard"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/secret"
+	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
 	wfengine "github.com/trawlhq/trawl/internal/workflow/engine"
@@ -86,6 +87,11 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		return err
 	}
 	defer sources.Close()
+	// A wrong key is found now rather than at the first lookup; the service starts anyway, as
+	// the other sources work, and /readyz says what is wrong until it is fixed.
+	pronetReady := pronet.NewReadiness(sources.Pronet, pronet.ReadinessConfig{
+		Secret: cfg.PronetAPIKey, Now: opts.Now, Log: log})
+	checkPronet(ctx, pronetReady, log)
 	collector := &search.Collector{Repo: st, Microblog: sources.Microblog, Pronet: sources.Pronet, People: st,
 		Now: opts.Now, Log: log, QueryMaxLength: cfg.QueryMaxLength}
 
@@ -168,7 +174,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		mapper := mapping.NewEngine(st.MappingPool())
 		mapper.SetKeywordMatchBudget(cfg.MappingCacheBytes)
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
-			Microblog: sources.Microblog, Pronet: sources.Pronet, Enrich: sources.Enrich, Collector: collector,
+			Microblog: sources.Microblog, Pronet: sources.Pronet, PronetReadiness: pronetReady, Enrich: sources.Enrich, Collector: collector,
 			Secrets: box, Engine: engine, Mapping: mapper, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
 		srv = newHTTPServer(cfg, api, log)
 		go func() { serveErr <- srv.Serve(ln) }()
@@ -218,6 +224,20 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		stopRunner(runner, cfg, log)
 	}
 	return nil
+}
+
+// checkPronet checks the pronet provider's key within pronet.CheckTimeout and logs a failure
+// once, naming the provider and the vendor's reason; the reason never holds the key.
+func checkPronet(ctx context.Context, r *pronet.Readiness, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, pronet.CheckTimeout)
+	defer cancel()
+	var ce *pronet.CheckError
+	if err := r.Check(ctx); errors.As(err, &ce) {
+		log.Error("pronet provider check failed: pronet lookups, searches and topics fail until it is fixed; /readyz answers 503",
+			"provider", ce.Provider, "reason", ce.Reason)
+		return
+	}
+	log.Info("pronet provider key accepted", "provider", r.Provider())
 }
 
 // headerTimeout is how long a client may take to send a request's headers.

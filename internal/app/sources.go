@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -79,11 +80,65 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 		llm = LLMEndpoint{URL: sb.LLMURL(), Key: sandboxCredential, Model: cmp.Or(cfg.LLMModel, sandbox.LLMModel), Sandbox: true}
 	}
 	hc := &http.Client{Timeout: 30 * time.Second}
+	pn, err := openPronet(cfg, pnURL, pnKey, hc, opts)
+	if err != nil {
+		if sb != nil {
+			sb.Close()
+		}
+		return Sources{}, err
+	}
 	return Sources{
 		Microblog: microblog.New(microblog.Config{BaseURL: mbURL, BearerToken: mbToken, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
-		Pronet:    pronet.New(pronet.Config{BaseURL: pnURL, APIKey: pnKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
+		Pronet:    pn,
 		Enrich:    enrich.New(enrich.Config{BaseURL: enURL, APIKey: enKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
 		LLM:       llm,
 		sandbox:   sb,
 	}, nil
+}
+
+// providerDefaults are a vendor's own limits, used where the settings say 0.
+type providerDefaults struct {
+	rate        float64
+	burst       int
+	concurrency int
+}
+
+// openPronet builds the provider of TRAWL_PRONET_PROVIDER and wraps it in the limits of the
+// settings (0: the provider's defaults).
+func openPronet(cfg *config.Config, baseURL, key string, hc *http.Client, opts Options) (pronet.Provider, error) {
+	var (
+		p    pronet.Provider
+		defs providerDefaults
+	)
+	switch cfg.PronetProvider {
+	case "", pronet.ContractName:
+		// The contract publishes no limits: none unless the settings give them.
+		p = pronet.New(pronet.Config{BaseURL: baseURL, APIKey: key, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext})
+	case "harvestapi":
+		// INTEGRATOR: build the HarvestAPI adapter (internal/source/harvestapi) here, and set
+		// defs to its published limits.
+		return nil, fmt.Errorf("pronet provider %q (TRAWL_PRONET_PROVIDER): not built in this branch", cfg.PronetProvider)
+	case "apify":
+		// INTEGRATOR: build the Apify adapter (internal/source/apify) here, and set defs to
+		// its limits.
+		return nil, fmt.Errorf("pronet provider %q (TRAWL_PRONET_PROVIDER): not built in this branch", cfg.PronetProvider)
+	default:
+		return nil, fmt.Errorf("pronet provider %q (TRAWL_PRONET_PROVIDER): unknown", cfg.PronetProvider)
+	}
+	return pronet.Limit(p, pronetLimits(cfg, defs, opts)), nil
+}
+
+// pronetLimits are the limits of the settings over the provider's defaults. A call waits for the
+// vendor's rate-limit resets at most a quarter of the lease of the run that makes it, so that a
+// hydration that waits still ends well within its lease.
+func pronetLimits(cfg *config.Config, defs providerDefaults, opts Options) pronet.Limits {
+	l := pronet.Limits{Rate: cfg.PronetRateLimit, Burst: defs.burst, Concurrency: cfg.PronetConcurrency,
+		MaxWait: cfg.SearchRunLease / 4, Now: opts.Now, Sleep: source.SleepContext}
+	if l.Rate == 0 {
+		l.Rate = defs.rate
+	}
+	if l.Concurrency == 0 {
+		l.Concurrency = defs.concurrency
+	}
+	return l
 }

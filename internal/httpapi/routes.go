@@ -54,7 +54,7 @@ func route(method, path, id, tag, summary string, a access, extra ...func(*huma.
 func (s *Server) routes() {
 	api := s.api
 	huma.Register(api, route(http.MethodGet, "/healthz", "healthz", "Operations", "Liveness: the process is up", public), s.handleHealthz)
-	huma.Register(api, route(http.MethodGet, "/readyz", "readyz", "Operations", "Readiness: the database answers", public, alsoErrors(http.StatusServiceUnavailable)), s.handleReadyz)
+	huma.Register(api, route(http.MethodGet, "/readyz", "readyz", "Operations", "Readiness: the database and the pronet provider answer", public, alsoErrors(http.StatusServiceUnavailable), described(readyzDescription)), s.handleReadyz)
 
 	// Live pronet lookups.
 	huma.Register(api, route(http.MethodPost, "/v1/profile/posts", "profile-posts", "Live lookups", "Recent posts of a pronet profile (1 credit per post)",

@@ -38,7 +38,10 @@ type Deps struct {
 
 	Microblog *microblog.Client
 	Pronet    pronet.Provider
-	Enrich    *enrich.Client
+	// PronetReadiness is the last check of Pronet's key, which /readyz reports; nil: not
+	// checked.
+	PronetReadiness *pronet.Readiness
+	Enrich          *enrich.Client
 	// Collector runs saved searches on demand (POST /v1/searches/{id}/run).
 	Collector *search.Collector
 	// Secrets seals account secrets and webhook signing secrets.
@@ -62,10 +65,11 @@ type Server struct {
 	metrics *metrics
 	handler http.Handler
 
-	microblog *microblog.Client
-	pronet    pronet.Provider
-	enrich    *enrich.Client
-	collector *search.Collector
+	microblog   *microblog.Client
+	pronet      pronet.Provider
+	pronetReady *pronet.Readiness
+	enrich      *enrich.Client
+	collector   *search.Collector
 
 	secrets   *secret.Box
 	publicURL string
@@ -78,7 +82,7 @@ type Server struct {
 // New builds the API with every route registered.
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics(),
-		microblog: d.Microblog, pronet: d.Pronet, enrich: d.Enrich, collector: d.Collector,
+		microblog: d.Microblog, pronet: d.Pronet, pronetReady: d.PronetReadiness, enrich: d.Enrich, collector: d.Collector,
 		secrets: d.Secrets, publicURL: d.PublicURL, engine: d.Engine, mapper: d.Mapping, catalogue: action.NewCatalogue()}
 	if s.mapper == nil && s.store != nil {
 		s.mapper = mapping.NewEngine(s.store.MappingPool())
@@ -114,6 +118,9 @@ func New(d Deps) *Server {
 		if s.store.PacksKeywordPostings() {
 			s.metrics.watchKeywordPostings(s.store.KeywordPostingsHeld)
 		}
+	}
+	if lp, ok := d.Pronet.(*pronet.Limited); ok {
+		s.metrics.watchPronetLimits(lp)
 	}
 	mux.Handle("GET /metrics", s.metrics.handler())
 	docs := docsHandler(hc.Info.Title, hc.OpenAPIPath+".json")
