@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,9 +144,12 @@ func parseMicros(s string) (source.Micros, error) {
 	if !ok || len(frac) != 6 {
 		return 0, errors.New("not six decimal places")
 	}
-	w, err := strconv.ParseUint(whole, 10, 62)
+	w, err := strconv.ParseUint(whole, 10, 64)
 	if err != nil {
 		return 0, err
+	}
+	if w > math.MaxInt64/1_000_000-1 {
+		return 0, errors.New("too large")
 	}
 	f, err := strconv.ParseUint(frac, 10, 32)
 	if err != nil {
