@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/netguard"
 	"github.com/trawlhq/trawl/internal/secret"
 	"github.com/trawlhq/trawl/internal/source"
@@ -25,9 +28,9 @@ import (
 func newEngine(cfg *config.Config, st *store.Store, sources Sources, box *secret.Box, opts Options) *wfengine.Engine {
 	guard := netguard.Options{Allow: cfg.PrivateNetworks()}
 	executors := action.Executors(action.Deps{HTTP: netguard.NewClient(guard), Dial: guard.Dialer().DialContext})
-	executors[action.KindPersonEnrichment] = action.PersonEnrichment(enricher(cfg, sources))
-	executors[action.KindMicroblogUser] = action.MicroblogUser(microblogUser(sources))
-	executors[action.KindPronetPostComments] = action.PronetPostComments(postComments(sources))
+	executors[action.KindPersonEnrichment] = meteredAction(st, opts.Log, action.KindPersonEnrichment, action.PersonEnrichment(enricher(cfg, sources)))
+	executors[action.KindMicroblogUser] = meteredAction(st, opts.Log, action.KindMicroblogUser, action.MicroblogUser(microblogUser(sources)))
+	executors[action.KindPronetPostComments] = meteredAction(st, opts.Log, action.KindPronetPostComments, action.PronetPostComments(postComments(sources)))
 	executors[action.KindGenericAgent] = action.GenericAgent(llmClient(sources.LLM, guard))
 	return &wfengine.Engine{
 		Repo:      st,
@@ -54,6 +57,32 @@ func newEngine(cfg *config.Config, st *store.Store, sources Sources, box *secret
 		Now:   opts.Now,
 		Lease: cfg.SearchRunLease,
 		Log:   opts.Log,
+	}
+}
+
+// meteredAction records what an action's upstream calls cost at the vendor. The engine
+// charges the step's credits with its record; the money is billed on every attempt,
+// failed ones included, so each attempt records its own beside the ledger
+// (docs/decisions.md, "Upstream cost").
+func meteredAction(st *store.Store, log *slog.Logger, kind string, exec action.Executor) action.Executor {
+	return func(ctx context.Context, call action.Call) (map[string]any, error) {
+		m := &source.Meter{}
+		out, err := exec(source.WithMeter(ctx, m), call)
+		if m.Total() <= 0 {
+			return out, err
+		}
+		// The engine keys a step's calls "<execution id>:<step key>".
+		execID, step, _ := strings.Cut(call.IdempotencyKey, ":")
+		c := credits.Cost{AccountID: call.AccountID, Feature: credits.WorkflowExecution, Action: "workflow step " + step + " (" + kind + ")",
+			Reference: execID + "/" + step, Micros: int64(m.Total())}
+		wctx := context.WithoutCancel(ctx)
+		if x, _, xerr := st.Execution(wctx, execID); xerr == nil {
+			c.WorkflowID = x.WorkflowID
+		}
+		if rerr := st.RecordCost(wctx, c); rerr != nil && log != nil {
+			log.Error("record upstream cost of a workflow step", "execution_id", execID, "step", step, "error", rerr)
+		}
+		return out, err
 	}
 }
 

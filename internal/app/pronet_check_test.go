@@ -48,36 +48,39 @@ func TestCheckPronetNeverLogsKey(t *testing.T) {
 	}
 }
 
-// TestOpenPronet: the provider of the settings, within their limits; the vendors' adapters are
-// not in this branch yet.
+// TestOpenPronet: the provider of the settings, within their limits; a malformed price or actor
+// setting stops the start naming the setting.
 func TestOpenPronet(t *testing.T) {
 	cases := []struct {
-		provider string
-		rate     float64
-		conc     int
-		wantErr  string
+		provider, prices, actors string
+		rate                     float64
+		conc                     int
+		wantName, wantErr        string
 	}{
-		{provider: "sandbox"},
-		{provider: "", rate: 2.5, conc: 4},
-		{provider: "harvestapi", wantErr: "not built in this branch"},
-		{provider: "apify", wantErr: "not built in this branch"},
+		{provider: "sandbox", wantName: pronet.ContractName},
+		{provider: "", rate: 2.5, conc: 4, wantName: pronet.ContractName},
+		{provider: "harvestapi", rate: 1, conc: 2, wantName: "harvestapi"},
+		{provider: "apify", rate: 3, conc: 1, wantName: "apify", prices: "profile=0.01/call", actors: "profile=me~my-profile-actor"},
+		{provider: "harvestapi", prices: "search=lots", wantErr: "TRAWL_PRONET_PRICES"},
+		{provider: "apify", actors: "nonsense", wantErr: "TRAWL_APIFY_ACTORS"},
 		{provider: "other", wantErr: "unknown"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.provider, func(t *testing.T) {
-			cfg := &config.Config{PronetProvider: tc.provider, PronetRateLimit: tc.rate, PronetConcurrency: tc.conc, SearchRunLease: 10 * time.Minute}
+		t.Run(tc.provider+tc.wantErr, func(t *testing.T) {
+			cfg := &config.Config{PronetProvider: tc.provider, PronetRateLimit: tc.rate, PronetConcurrency: tc.conc, SearchRunLease: 10 * time.Minute,
+				PronetPrices: tc.prices, ApifyActors: tc.actors}
 			p, err := openPronet(cfg, "http://127.0.0.1:1", "k", http.DefaultClient, Options{Now: time.Now})
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), tc.provider) {
-					t.Errorf("err = %v, want one naming %q and %q", err, tc.provider, tc.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("err = %v, want one naming %q", err, tc.wantErr)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := p.(*pronet.Limited); !ok || p.Name() != pronet.ContractName {
-				t.Errorf("provider %T %q, want the limited contract client", p, p.Name())
+			if _, ok := p.(*pronet.Limited); !ok || p.Name() != tc.wantName {
+				t.Errorf("provider %T %q, want the limited %s", p, p.Name(), tc.wantName)
 			}
 			l := pronetLimits(cfg, providerDefaults{}, Options{})
 			if l.Rate != tc.rate || l.Concurrency != tc.conc || l.MaxWait != 150*time.Second {

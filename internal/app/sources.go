@@ -10,7 +10,9 @@ import (
 	"github.com/trawlhq/trawl/internal/config"
 	"github.com/trawlhq/trawl/internal/sandbox"
 	"github.com/trawlhq/trawl/internal/source"
+	"github.com/trawlhq/trawl/internal/source/apify"
 	"github.com/trawlhq/trawl/internal/source/enrich"
+	"github.com/trawlhq/trawl/internal/source/harvestapi"
 	"github.com/trawlhq/trawl/internal/source/microblog"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 )
@@ -71,7 +73,7 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 		mbURL, mbToken = sb.MicroblogURL(), sandboxCredential
 	}
 	if pnURL == "" {
-		pnURL, pnKey = sb.PronetURL(), sandboxCredential
+		pnURL, pnKey = pronetSandboxURL(sb, cfg.PronetProvider), sandboxCredential
 	}
 	if enURL == "" {
 		enURL, enKey = sb.EnrichURL(), sandboxCredential
@@ -96,6 +98,18 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	}, nil
 }
 
+// pronetSandboxURL is where the built-in sandbox serves the protocol of provider.
+func pronetSandboxURL(sb *sandbox.Server, provider string) string {
+	switch provider {
+	case "harvestapi":
+		return sb.HarvestAPIURL()
+	case "apify":
+		return sb.ApifyURL()
+	default:
+		return sb.PronetURL()
+	}
+}
+
 // providerDefaults are a vendor's own limits, used where the settings say 0.
 type providerDefaults struct {
 	rate        float64
@@ -115,13 +129,23 @@ func openPronet(cfg *config.Config, baseURL, key string, hc *http.Client, opts O
 		// The contract publishes no limits: none unless the settings give them.
 		p = pronet.New(pronet.Config{BaseURL: baseURL, APIKey: key, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext})
 	case "harvestapi":
-		// INTEGRATOR: build the HarvestAPI adapter (internal/source/harvestapi) here, and set
-		// defs to its published limits.
-		return nil, fmt.Errorf("pronet provider %q (TRAWL_PRONET_PROVIDER): not built in this branch", cfg.PronetProvider)
+		prices, err := pronet.ParsePrices(cfg.PronetPrices, harvestapi.DefaultPrices())
+		if err != nil {
+			return nil, fmt.Errorf("TRAWL_PRONET_PRICES: %w", err)
+		}
+		p = harvestapi.New(harvestapi.Config{BaseURL: baseURL, APIKey: key, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext, Prices: prices})
+		defs = providerDefaults{rate: harvestapi.DefaultRateLimit, burst: harvestapi.DefaultConcurrency, concurrency: harvestapi.DefaultConcurrency}
 	case "apify":
-		// INTEGRATOR: build the Apify adapter (internal/source/apify) here, and set defs to
-		// its limits.
-		return nil, fmt.Errorf("pronet provider %q (TRAWL_PRONET_PROVIDER): not built in this branch", cfg.PronetProvider)
+		prices, err := pronet.ParsePrices(cfg.PronetPrices, apify.DefaultPrices())
+		if err != nil {
+			return nil, fmt.Errorf("TRAWL_PRONET_PRICES: %w", err)
+		}
+		actors, err := apify.ParseActors(cfg.ApifyActors)
+		if err != nil {
+			return nil, fmt.Errorf("TRAWL_APIFY_ACTORS: %w", err)
+		}
+		p = apify.New(apify.Config{BaseURL: baseURL, Token: key, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext, Prices: prices, Actors: actors})
+		defs = providerDefaults{rate: apify.DefaultRateLimit, burst: apify.DefaultConcurrency, concurrency: apify.DefaultConcurrency}
 	default:
 		return nil, fmt.Errorf("pronet provider %q (TRAWL_PRONET_PROVIDER): unknown", cfg.PronetProvider)
 	}

@@ -95,22 +95,46 @@ type Charge struct {
 	Action     string
 	WorkflowID string
 	SearchID   string
+	// UpstreamCostMicros is what the upstream calls of the operation cost
+	// at the vendor, in millionths of a USD (source.Micros), recorded
+	// beside the credits.
+	UpstreamCostMicros int64
+}
+
+// Cost is money an upstream vendor billed for an operation that charged no
+// credits (a failed lookup, a saved search's run, a workflow step), or a
+// topic's share of its collection's calls (TopicID and Interval set).
+type Cost struct {
+	AccountID  string
+	Feature    Feature
+	Action     string
+	Reference  string
+	WorkflowID string
+	SearchID   string
+	TopicID    string
+	Interval   string
+	Micros     int64
+	// At is when it was spent; zero means now.
+	At time.Time
 }
 
 // Entry is one spend of the ledger.
 type Entry struct {
-	ID         string
-	Feature    Feature
-	Amount     int64
-	Action     string
-	WorkflowID string
-	SearchID   string
-	CreatedAt  time.Time
+	ID                 string
+	Feature            Feature
+	Amount             int64
+	Action             string
+	WorkflowID         string
+	SearchID           string
+	UpstreamCostMicros int64
+	CreatedAt          time.Time
 }
 
-// FeatureTotal is what a feature spent in a period, over count spends.
+// FeatureTotal is what a feature spent in a period, over count spends, and
+// what its upstream calls cost (millionths of a USD).
 type FeatureTotal struct {
-	Feature Feature
-	Total   int64
-	Count   int64
+	Feature            Feature
+	Total              int64
+	Count              int64
+	UpstreamCostMicros int64
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/source"
 )
 
 // The hosted API's account and credit endpoints (reference/hosted-api.md,
@@ -92,6 +93,7 @@ type ledgerEntry struct {
 	Created       string  `json:"created" doc:"When the credits were spent."`
 	WorkflowID    *string `json:"workflow_id" doc:"The workflow whose step spent them; null otherwise."`
 	SavedSearchID *string `json:"saved_search_id" doc:"The saved search whose creation spent them; null otherwise."`
+	UpstreamCost  string  `json:"upstream_cost_usd" doc:"What the upstream vendor billed for the operation, in USD with 6 decimals (a Trawl addition)." example:"0.004000"`
 }
 
 type ledgerPagination struct {
@@ -133,7 +135,8 @@ func (s *Server) handleCreditUsage(ctx context.Context, in *creditUsageInput) (*
 			action = string(e.Feature)
 		}
 		out.Body.Data = append(out.Body.Data, ledgerEntry{ID: e.ID, Credits: strconv.FormatInt(e.Amount, 10), Action: action,
-			Feature: string(e.Feature), Created: formatTime(e.CreatedAt), WorkflowID: optID(e.WorkflowID), SavedSearchID: optID(e.SearchID)})
+			Feature: string(e.Feature), Created: formatTime(e.CreatedAt), WorkflowID: optID(e.WorkflowID), SavedSearchID: optID(e.SearchID),
+			UpstreamCost: source.Micros(e.UpstreamCostMicros).USD()})
 	}
 	out.Body.Pagination = ledgerPagination{HasMore: int64(in.Offset+len(entries)) < total, Total: total, Limit: in.Limit, Offset: in.Offset}
 	return out, nil
@@ -143,6 +146,7 @@ type featureTotal struct {
 	Feature      string `json:"feature" enum:"search_create,profile_posts,company_posts,company_comments,profile_enrich,company_enrich,post_lookups,social_mapping,discover_creators,social_topics,workflow_execution"`
 	TotalCredits string `json:"total_credits" doc:"Credits the feature spent in the period, as a string." example:"120"`
 	Count        int64  `json:"count" doc:"Spends it took."`
+	UpstreamCost string `json:"upstream_cost_usd" doc:"What the feature's upstream calls cost at the vendors in the period, in USD with 6 decimals, those of operations that charged no credits included (a Trawl addition)." example:"0.120000"`
 }
 
 func (s *Server) handleCreditBreakdown(ctx context.Context, in *creditDaysInput) (*Reply[[]featureTotal], error) {
@@ -153,7 +157,8 @@ func (s *Server) handleCreditBreakdown(ctx context.Context, in *creditDaysInput)
 	}
 	out := make([]featureTotal, 0, len(totals))
 	for _, t := range totals {
-		out = append(out, featureTotal{Feature: string(t.Feature), TotalCredits: strconv.FormatInt(t.Total, 10), Count: t.Count})
+		out = append(out, featureTotal{Feature: string(t.Feature), TotalCredits: strconv.FormatInt(t.Total, 10), Count: t.Count,
+			UpstreamCost: source.Micros(t.UpstreamCostMicros).USD()})
 	}
 	return reply("Credits by feature", out), nil
 }

@@ -138,9 +138,10 @@ func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) 
 	if in.Body.PaginationToken != "" {
 		start = 0 // the token alone says where the next page starts
 	}
+	ctx, bill := meterLookup(ctx, spendAction(credits.ProfilePosts), credits.ProfilePosts)
 	posts, next, err := s.pronet.ProfilePosts(ctx, pronet.ProfilePostsParams{Username: username, PaginationToken: in.Body.PaginationToken, Start: start})
 	if err != nil {
-		return nil, s.lookupFail(ctx, "profile "+pronet.ProfileURL(username), err)
+		return nil, s.failLookup(ctx, bill, "profile "+pronet.ProfileURL(username), "profile:"+username, err)
 	}
 	if in.Body.After != "" {
 		var older bool
@@ -151,7 +152,7 @@ func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) 
 		}
 	}
 	posts = capItems(posts)
-	spent, err := s.spend(ctx, credits.ProfilePosts, int64(len(posts)), "profile:"+username)
+	spent, err := s.charge(ctx, bill, int64(len(posts)), "profile:"+username)
 	if err != nil {
 		return nil, err
 	}
@@ -165,15 +166,16 @@ func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) 
 
 func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) (*MeteredReply[[]pronet.Post], error) {
 	slug := in.slug
+	ctx, bill := meterLookup(ctx, spendAction(credits.CompanyPosts), credits.CompanyPosts)
 	posts, err := s.pronet.CompanyPosts(ctx, slug)
 	if err != nil {
-		return nil, s.lookupFail(ctx, "company page "+pronet.CompanyURL(slug), err)
+		return nil, s.failLookup(ctx, bill, "company page "+pronet.CompanyURL(slug), "company:"+slug, err)
 	}
 	posts = capItems(posts)
 	if in.Body.Limit > 0 {
 		posts = posts[:min(len(posts), in.Body.Limit)]
 	}
-	spent, err := s.spend(ctx, credits.CompanyPosts, int64(len(posts)), "company:"+slug)
+	spent, err := s.charge(ctx, bill, int64(len(posts)), "company:"+slug)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +189,7 @@ func (s *Server) handleCompanyComments(ctx context.Context, in *companyCommentsI
 
 func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput) (*MeteredReply[enrichedProfile], error) {
 	username := in.username
+	ctx, bill := meterLookup(ctx, spendAction(credits.ProfileEnrich), credits.ProfileEnrich)
 	// The two upstreams are independent; asking both at once halves the wait.
 	var (
 		person     enrich.Person
@@ -200,15 +203,16 @@ func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput
 	wg.Wait()
 	for _, err := range []error{profileErr, pdlErr} {
 		if err != nil && !errors.Is(err, source.ErrNotFound) {
-			return nil, enrichFailure(s.lookupFail(ctx, "profile", err))
+			return nil, enrichFailure(s.failLookup(ctx, bill, "profile", "enrich:"+username, err))
 		}
 	}
 	if profileErr != nil && pdlErr != nil {
+		s.recordLookupCost(ctx, bill, "enrich:"+username)
 		return nil, notFound("The profile " + pronet.ProfileURL(username)).
 			WithSuggestion("Check the profile URL; nothing was charged.")
 	}
 	prospect, experience := enrich.BuildProspect(person, profile)
-	spent, err := s.spend(ctx, credits.ProfileEnrich, 1, "enrich:"+username)
+	spent, err := s.charge(ctx, bill, 1, "enrich:"+username)
 	if err != nil {
 		return nil, err
 	}

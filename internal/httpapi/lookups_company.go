@@ -56,12 +56,13 @@ func (s *Server) handleCompanyEnrich(ctx context.Context, in *companyEnrichInput
 	if in.slug != "" {
 		q, what, ref = enrich.CompanyQuery{Profile: pronet.CompanyURL(in.slug)}, "company page "+pronet.CompanyURL(in.slug), "company-enrich:"+in.slug
 	}
+	ctx, bill := meterLookup(ctx, spendAction(credits.CompanyEnrich), credits.CompanyEnrich)
 	m, err := s.enrich.Company(ctx, q)
 	if err != nil {
-		return nil, s.lookupFail(ctx, what, err)
+		return nil, s.failLookup(ctx, bill, what, ref, err)
 	}
 	data := enrich.BuildCompanyData(m.Company, in.slug, in.domain)
-	spent, err := s.spend(ctx, credits.CompanyEnrich, 1, ref)
+	spent, err := s.charge(ctx, bill, 1, ref)
 	if err != nil {
 		return nil, err
 	}

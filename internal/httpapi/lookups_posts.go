@@ -57,11 +57,12 @@ type postDetail struct {
 }
 
 func (s *Server) handlePostByURL(ctx context.Context, in *postByURLInput) (*MeteredReply[postDetail], error) {
+	ctx, bill := meterLookup(ctx, "POST /v1/post/by-url", credits.PostLookups)
 	p, err := s.pronet.Post(ctx, in.urn)
 	if err != nil {
-		return nil, s.lookupFail(ctx, "post "+in.urn, err)
+		return nil, s.failLookup(ctx, bill, "post "+in.urn, "post:"+in.urn, err)
 	}
-	spent, err := s.spendAs(ctx, "POST /v1/post/by-url", credits.PostLookups, 1, "post:"+in.urn)
+	spent, err := s.charge(ctx, bill, 1, "post:"+in.urn)
 	if err != nil {
 		return nil, err
 	}
@@ -98,16 +99,18 @@ func (s *Server) handlePostComments(ctx context.Context, in *postCommentsInput) 
 // ledger under action.
 func (s *Server) comments(ctx context.Context, action string, feature credits.Feature, urn string, page, limit int) (*MeteredReply[pronet.CommentsPage], error) {
 	page = max(page, 1)
+	ref := "post:" + urn + ":page:" + strconv.Itoa(page)
+	ctx, bill := meterLookup(ctx, action, feature)
 	got, err := s.pronet.Comments(ctx, urn, page, limit)
 	if err != nil {
-		return nil, s.lookupFail(ctx, "post "+urn, err)
+		return nil, s.failLookup(ctx, bill, "post "+urn, ref, err)
 	}
 	got.Comments = capItems(got.Comments)
 	if limit > 0 {
 		got.Comments = got.Comments[:min(len(got.Comments), limit)]
 	}
 	// Replies travel inside the comment they answer; the charge is per comment of the page.
-	spent, err := s.spendAs(ctx, action, feature, int64(len(got.Comments)), "post:"+urn+":page:"+strconv.Itoa(page))
+	spent, err := s.charge(ctx, bill, int64(len(got.Comments)), ref)
 	if err != nil {
 		return nil, err
 	}
@@ -143,15 +146,17 @@ type engagementsPage struct {
 
 func (s *Server) handlePostReactions(ctx context.Context, in *postReactionsInput) (*MeteredReply[engagementsPage], error) {
 	page := max(in.Body.Page, 1)
+	ref := "post:" + in.urn + ":reactions:" + strconv.Itoa(page)
+	ctx, bill := meterLookup(ctx, "POST /v1/post/engagements", credits.PostLookups)
 	got, err := s.pronet.Reactions(ctx, in.urn, page, in.Body.Limit)
 	if err != nil {
-		return nil, s.lookupFail(ctx, "post "+in.urn, err)
+		return nil, s.failLookup(ctx, bill, "post "+in.urn, ref, err)
 	}
 	items := capItems(got.Items)
 	if in.Body.Limit > 0 {
 		items = items[:min(len(items), in.Body.Limit)]
 	}
-	spent, err := s.spendAs(ctx, "POST /v1/post/engagements", credits.PostLookups, int64(len(items)), "post:"+in.urn+":reactions:"+strconv.Itoa(page))
+	spent, err := s.charge(ctx, bill, int64(len(items)), ref)
 	if err != nil {
 		return nil, err
 	}

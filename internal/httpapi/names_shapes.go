@@ -2,10 +2,14 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/trawlhq/trawl/internal/source"
 )
 
 // Shapes of the hosted API that differ from Trawl's where the spec leaves
@@ -111,8 +115,47 @@ func hostedInterval(obj map[string]any) {
 		for _, k := range []string{"credits", "billed_engagements_count"} {
 			prev[k] = addNumbers(prev[k], e[k])
 		}
+		if c, ok := prev["upstream_cost_usd"]; ok {
+			prev["upstream_cost_usd"] = addUSD(c, e["upstream_cost_usd"])
+		}
 	}
 	obj["engagement_credits_by_interval"] = merged
+}
+
+// addUSD sums two amounts of dollars written with six places (source.Micros.USD);
+// a when either is not one.
+func addUSD(a, b any) any {
+	x, okA := a.(string)
+	y, okB := b.(string)
+	if !okA || !okB {
+		return a
+	}
+	mx, errX := parseMicros(x)
+	my, errY := parseMicros(y)
+	if errX != nil || errY != nil {
+		return a
+	}
+	return (mx + my).USD()
+}
+
+// parseMicros reads "1.234000" (six places, no sign) back as micros.
+func parseMicros(s string) (source.Micros, error) {
+	whole, frac, ok := strings.Cut(s, ".")
+	if !ok || len(frac) != 6 {
+		return 0, errors.New("not six decimal places")
+	}
+	w, err := strconv.ParseUint(whole, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	if w > math.MaxInt64/1_000_000-1 {
+		return 0, errors.New("too large")
+	}
+	f, err := strconv.ParseUint(frac, 10, 32)
+	if err != nil {
+		return 0, err
+	}
+	return source.Micros(w*1_000_000 + f), nil
 }
 
 // addNumbers sums two JSON numbers of an answer (a when b is not one).

@@ -65,6 +65,14 @@ func TestHostedIntervalsAreNumbers(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// The upstream cost of the two 0 entries is summed to the micro too.
+	in = `{"data":{"engagement_credits_by_interval":[{"interval":"initial","credits":0,"billed_engagements_count":0,"upstream_cost_usd":"0.000301"},
+		{"interval":"rediscovery","credits":0,"billed_engagements_count":0,"upstream_cost_usd":"1.999700"}]}}`
+	got = string(rewriteJSON([]byte(in), hostedNames().toHosted))
+	want = `{"data":{"engagement_credits_by_interval":[{"billed_engagements_count":0,"credits":0,"interval":0,"upstream_cost_usd":"2.000001"}]}}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
 
 func TestHostedExecutionsPage(t *testing.T) {
@@ -77,4 +85,23 @@ func TestHostedExecutionsPage(t *testing.T) {
 	if !isExecutionsList("GET", "/v1/workflows/w1/executions") || isExecutionsList("GET", "/v1/workflows/w1/executions/r1") {
 		t.Error("isExecutionsList matches the wrong paths")
 	}
+}
+
+// FuzzParseMicros: what parseMicros reads, USD writes back the same.
+func FuzzParseMicros(f *testing.F) {
+	for _, s := range []string{"0.000000", "1.254000", "12.5", "-1.000000", "x.yyyyyy", "99999999999.999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parseMicros(s)
+		if err != nil {
+			return
+		}
+		if m < 0 {
+			t.Fatalf("parseMicros(%q) = %d, negative", s, m)
+		}
+		if back, err := parseMicros(m.USD()); err != nil || back != m {
+			t.Fatalf("parseMicros(%q) = %d, and its USD %q reads back %d, %v", s, m, m.USD(), back, err)
+		}
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/topic"
@@ -442,7 +443,8 @@ type intervalCredits struct {
 	Interval string  `json:"interval" enum:"initial,rediscovery,day1,day3,day5"`
 	Credits  float64 `json:"credits"`
 	// BilledEngagementsCount is what the hosted API gives per interval.
-	BilledEngagementsCount int64 `json:"billed_engagements_count" doc:"Engagements billed in this interval."`
+	BilledEngagementsCount int64  `json:"billed_engagements_count" doc:"Engagements billed in this interval."`
+	UpstreamCost           string `json:"upstream_cost_usd" doc:"What the interval's upstream calls (its discovery or its hydrations) cost at the vendor, in USD with 6 decimals (a Trawl addition)." example:"0.012000"`
 }
 
 // creditsPeriod is the period a credits summary covers.
@@ -472,6 +474,7 @@ type creditsSummaryOut struct {
 	BilledEngagementsCount      int64             `json:"billed_engagements_count"`
 	LastChargedAt               *string           `json:"last_charged_at"`
 	EngagementCreditsByInterval []intervalCredits `json:"engagement_credits_by_interval"`
+	UpstreamCost                string            `json:"upstream_cost_usd" doc:"What the topic's collection cost at the vendor in the period, in USD with 6 decimals (a Trawl addition): its discoveries, and its even share of the hydrations of the posts it links (as credits are split), failed calls the vendor billed included." example:"0.086000"`
 }
 
 func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSummaryInput) (*creditsSummaryReply, error) {
@@ -481,6 +484,10 @@ func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSumma
 		return nil, err
 	}
 	sum, err := s.store.TopicCreditsSummary(ctx, t, from, to)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	cost, err := s.store.TopicUpstreamCost(ctx, t.ID, from, to)
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
@@ -497,8 +504,10 @@ func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSumma
 	out.EngagementCreditsByInterval = []intervalCredits{}
 	for _, iv := range []topic.Interval{topic.Initial, topic.Rediscovery, topic.Day1, topic.Day3, topic.Day5} {
 		out.EngagementCreditsByInterval = append(out.EngagementCreditsByInterval,
-			intervalCredits{Interval: string(iv), Credits: round4(sum.EngagementCreditsByInt[iv]), BilledEngagementsCount: sum.EngagementsByInt[iv]})
+			intervalCredits{Interval: string(iv), Credits: round4(sum.EngagementCreditsByInt[iv]), BilledEngagementsCount: sum.EngagementsByInt[iv],
+				UpstreamCost: source.Micros(cost.ByInterval[iv]).USD()})
 	}
+	out.UpstreamCost = source.Micros(cost.Total).USD()
 	r := &creditsSummaryReply{}
 	r.Body.Envelope = reply("Topic credits summary", out).Body
 	r.Body.Period, r.Body.AllocationMethod = out.Period, out.AllocationMethod

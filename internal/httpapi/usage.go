@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/source"
 )
 
 type usageInput struct {
@@ -31,9 +32,14 @@ type usagePeriod struct {
 	To    string `json:"to" doc:"Same as end."`
 }
 
+// usageCredits carries, beside the credits, what the period cost in money at the upstream
+// vendors: each adapter knows its vendor's price (TRAWL_PRONET_PRICES) and every operation
+// records what its calls cost with its credits, a failed call the vendor billed included.
 type usageCredits struct {
-	TotalConsumed int64            `json:"total_consumed"`
-	ByFeature     map[string]int64 `json:"by_feature" doc:"Credits per feature; every feature is listed, 0 included."`
+	TotalConsumed         int64             `json:"total_consumed"`
+	ByFeature             map[string]int64  `json:"by_feature" doc:"Credits per feature; every feature is listed, 0 included."`
+	UpstreamCost          string            `json:"upstream_cost_usd" doc:"What the period's upstream calls cost at the vendors, in USD with 6 decimals (a Trawl addition)." example:"1.254000"`
+	UpstreamCostByFeature map[string]string `json:"upstream_cost_by_feature" doc:"The same per feature, every feature listed (0.000000 included): a saved search's runs count under search_create, topic collection under social_topics, workflow steps under workflow_execution."`
 }
 
 type usageMonitors struct {
@@ -60,12 +66,15 @@ func (s *Server) handleUsage(ctx context.Context, in *usageInput) (*Reply[usageD
 		return nil, s.fail(ctx, err)
 	}
 	by := make(map[string]int64, len(credits.Features()))
+	cost := make(map[string]string, len(credits.Features()))
 	for _, f := range credits.Features() {
 		by[string(f)] = u.ByFeature[f]
+		cost[string(f)] = source.Micros(u.UpstreamByFeature[f]).USD()
 	}
 	return reply("Usage summary", usageData{
-		Period:   usagePeriod{Start: formatTime(from), End: formatTime(to), From: formatTime(from), To: formatTime(to)},
-		Credits:  usageCredits{TotalConsumed: u.TotalConsumed, ByFeature: by},
+		Period: usagePeriod{Start: formatTime(from), End: formatTime(to), From: formatTime(from), To: formatTime(to)},
+		Credits: usageCredits{TotalConsumed: u.TotalConsumed, ByFeature: by,
+			UpstreamCost: source.Micros(u.UpstreamCost).USD(), UpstreamCostByFeature: cost},
 		Monitors: usageMonitors{Active: u.MonitorsActive, Total: u.MonitorsTotal},
 		Results:  usageResults{TotalCollected: u.ResultsTotal},
 	}), nil

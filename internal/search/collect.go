@@ -9,6 +9,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/microblog"
 )
@@ -23,6 +24,9 @@ type Repository interface {
 	SaveRun(ctx context.Context, run Run) (Outcome, error)
 	// RecordFailure notes a failed run and when to try again.
 	RecordFailure(ctx context.Context, id string, at time.Time, msg string, countFailure bool, next time.Time) error
+	// RecordCost records what a run's upstream calls cost at the vendor: runs
+	// charge no credits, and the vendor bills failed runs too.
+	RecordCost(ctx context.Context, c credits.Cost) error
 	// ClaimDue returns active searches whose next run is due at now and moves
 	// their next run a lease ahead, so no other process claims them meanwhile
 	// and a run whose process died is retried when the lease ends.
@@ -85,11 +89,14 @@ func (c *Collector) Run(ctx context.Context, id string) (Outcome, error) {
 		newest  string
 		authors []PronetAuthor
 	)
+	meter := &source.Meter{}
+	mctx := source.WithMeter(ctx, meter)
 	if s.Kind.Pronet() {
-		items, newest, authors, err = c.fetchPronet(ctx, s, now)
+		items, newest, authors, err = c.fetchPronet(mctx, s, now)
 	} else {
-		items, newest, err = c.fetch(ctx, &s, now)
+		items, newest, err = c.fetch(mctx, &s, now)
 	}
+	c.recordCost(ctx, s, "search run", now, meter)
 	if err != nil {
 		c.recordFailure(ctx, s, now, err)
 		return Outcome{}, err
@@ -108,6 +115,19 @@ func (c *Collector) Run(ctx context.Context, id string) (Outcome, error) {
 		}
 	}
 	return out, err
+}
+
+// recordCost records what the calls of a run (or a preview) cost, whatever became of
+// it, under search_create: the feature a saved search is paid for with.
+func (c *Collector) recordCost(ctx context.Context, s Search, action string, now time.Time, m *source.Meter) {
+	if m.Total() <= 0 || s.AccountID == "" {
+		return
+	}
+	cost := credits.Cost{AccountID: s.AccountID, Feature: credits.SearchCreate, Action: action, Reference: s.ID,
+		SearchID: s.ID, Micros: int64(m.Total()), At: now}
+	if err := c.Repo.RecordCost(context.WithoutCancel(ctx), cost); err != nil {
+		c.Log.Error("record upstream cost of a search run", "search_id", s.ID, "error", err)
+	}
 }
 
 func (c *Collector) recordFailure(ctx context.Context, s Search, now time.Time, cause error) {
@@ -149,8 +169,12 @@ func (c *Collector) fetch(ctx context.Context, s *Search, now time.Time) ([]sour
 // either platform, storing nothing.
 func (c *Collector) Preview(ctx context.Context, s Search) ([]source.Item, error) {
 	if s.Kind.Pronet() {
+		// A preview's calls are billed too: recorded when the caller names
+		// the account (s.AccountID).
 		s.Watermark = ""
-		items, _, _, err := c.fetchPronet(ctx, s, c.Now())
+		meter, now := &source.Meter{}, c.Now()
+		items, _, _, err := c.fetchPronet(source.WithMeter(ctx, meter), s, now)
+		c.recordCost(ctx, s, "search preview", now, meter)
 		return items, err
 	}
 	return Preview(ctx, c.Microblog, s, c.Now(), c.QueryMaxLength)

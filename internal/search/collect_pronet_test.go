@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/source/pronet"
 )
@@ -29,6 +30,7 @@ func (r *memRepo) SetProfileUserID(context.Context, string, string) error { retu
 func (r *memRepo) RecordFailure(context.Context, string, time.Time, string, bool, time.Time) error {
 	return nil
 }
+func (r *memRepo) RecordCost(context.Context, credits.Cost) error { return nil }
 func (r *memRepo) ClaimDue(context.Context, time.Time, time.Duration, int) ([]string, error) {
 	return nil, nil
 }

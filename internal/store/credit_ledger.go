@@ -20,7 +20,7 @@ func (s *Store) Ledger(ctx context.Context, accountID string, since time.Time, l
 		return nil, 0, fmt.Errorf("store: ledger: count: %w", err)
 	}
 	rows, err := s.read.QueryContext(ctx,
-		`SELECT id, feature, amount, action, workflow_id, saved_search_id, created_at FROM credit_ledger
+		`SELECT id, feature, amount, action, workflow_id, saved_search_id, upstream_cost_micros, created_at FROM credit_ledger
 		  WHERE account_id = $1 AND created_at >= $2
 		  ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
 		accountID, ms(since), limit, offset)
@@ -36,7 +36,7 @@ func (s *Store) Ledger(ctx context.Context, accountID string, since time.Time, l
 			workflow, search sql.NullString
 			created          int64
 		)
-		if err := rows.Scan(&e.ID, &feature, &e.Amount, &e.Action, &workflow, &search, &created); err != nil {
+		if err := rows.Scan(&e.ID, &feature, &e.Amount, &e.Action, &workflow, &search, &e.UpstreamCostMicros, &created); err != nil {
 			return nil, 0, fmt.Errorf("store: ledger: %w", err)
 		}
 		e.Feature, e.WorkflowID, e.SearchID, e.CreatedAt = credits.Feature(feature), workflow.String, search.String, fromMS(created)
@@ -49,12 +49,17 @@ func (s *Store) Ledger(ctx context.Context, accountID string, since time.Time, l
 }
 
 // LedgerByFeature sums the account's spends since since per feature, the
-// largest first.
+// largest first, with what the upstream calls cost (the ledger's and those
+// beside it, upstream_costs).
 func (s *Store) LedgerByFeature(ctx context.Context, accountID string, since time.Time) ([]credits.FeatureTotal, error) {
 	rows, err := s.read.QueryContext(ctx,
-		`SELECT feature, SUM(amount), COUNT(*) FROM credit_ledger
-		  WHERE account_id = $1 AND created_at >= $2
-		  GROUP BY feature ORDER BY SUM(amount) DESC, feature`,
+		`SELECT feature, SUM(amount), SUM(spends), SUM(cost) FROM (
+		   SELECT feature, amount, 1 AS spends, upstream_cost_micros AS cost FROM credit_ledger
+		    WHERE account_id = $1 AND created_at >= $2
+		   UNION ALL
+		   SELECT feature, 0, 0, cost_micros FROM upstream_costs
+		    WHERE account_id = $1 AND created_at >= $2) x
+		  GROUP BY feature HAVING SUM(spends) > 0 ORDER BY SUM(amount) DESC, feature`,
 		accountID, ms(since))
 	if err != nil {
 		return nil, fmt.Errorf("store: ledger by feature: %w", err)
@@ -66,7 +71,7 @@ func (s *Store) LedgerByFeature(ctx context.Context, accountID string, since tim
 			t       credits.FeatureTotal
 			feature string
 		)
-		if err := rows.Scan(&feature, &t.Total, &t.Count); err != nil {
+		if err := rows.Scan(&feature, &t.Total, &t.Count, &t.UpstreamCostMicros); err != nil {
 			return nil, fmt.Errorf("store: ledger by feature: %w", err)
 		}
 		t.Feature = credits.Feature(feature)

@@ -64,9 +64,10 @@ func (s *Store) spendTx(ctx context.Context, tx *sql.Tx, c credits.Charge, now t
 		return bal, fmt.Errorf("update balance: %w", err)
 	}
 	_, err = s.execTx(ctx, tx,
-		`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at, action, workflow_id, saved_search_id)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		ident.New(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now), c.Action, nullString(c.WorkflowID), nullString(c.SearchID))
+		`INSERT INTO credit_ledger (id, account_id, feature, amount, reference, created_at, action, workflow_id, saved_search_id, upstream_cost_micros)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		ident.New(), c.AccountID, string(c.Feature), c.Amount, c.Reference, ms(now), c.Action, nullString(c.WorkflowID), nullString(c.SearchID),
+		max(c.UpstreamCostMicros, 0))
 	if err != nil {
 		return bal, fmt.Errorf("record ledger entry: %w", err)
 	}
@@ -99,21 +100,30 @@ func (s *Store) Balance(ctx context.Context, accountID string, allocation int64)
 
 // Usage is what GET /v1/usage reports for one account and period.
 type Usage struct {
-	TotalConsumed  int64
-	ByFeature      map[credits.Feature]int64
-	MonitorsActive int64
-	MonitorsTotal  int64
-	ResultsTotal   int64
+	TotalConsumed int64
+	ByFeature     map[credits.Feature]int64
+	// UpstreamCost and UpstreamByFeature are what the upstream vendors
+	// billed, in millionths of a USD: the ledger's costs and the costs
+	// beside it (upstream_costs).
+	UpstreamCost      int64
+	UpstreamByFeature map[credits.Feature]int64
+	MonitorsActive    int64
+	MonitorsTotal     int64
+	ResultsTotal      int64
 }
 
 // Usage sums the ledger over [from, to] (both ends included, so a spend
 // in the very millisecond of a default "now" counts), counts the account's monitors
 // (deleted ones excluded) and the results collected in the period.
 func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time) (Usage, error) {
-	u := Usage{ByFeature: map[credits.Feature]int64{}}
+	u := Usage{ByFeature: map[credits.Feature]int64{}, UpstreamByFeature: map[credits.Feature]int64{}}
 	rows, err := s.read.QueryContext(ctx,
-		`SELECT feature, SUM(amount) FROM credit_ledger
-		  WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3
+		`SELECT feature, SUM(amount), SUM(cost) FROM (
+		   SELECT feature, amount, upstream_cost_micros AS cost FROM credit_ledger
+		    WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3
+		   UNION ALL
+		   SELECT feature, 0, cost_micros FROM upstream_costs
+		    WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3) x
 		  GROUP BY feature`,
 		accountID, ms(from), ms(to))
 	if err != nil {
@@ -122,14 +132,16 @@ func (s *Store) Usage(ctx context.Context, accountID string, from, to time.Time)
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			f string
-			n int64
+			f       string
+			n, cost int64
 		)
-		if err := rows.Scan(&f, &n); err != nil {
+		if err := rows.Scan(&f, &n, &cost); err != nil {
 			return Usage{}, fmt.Errorf("store: usage: %w", err)
 		}
 		u.ByFeature[credits.Feature(f)] = n
 		u.TotalConsumed += n
+		u.UpstreamByFeature[credits.Feature(f)] = cost
+		u.UpstreamCost += cost
 	}
 	if err := rows.Err(); err != nil {
 		return Usage{}, fmt.Errorf("store: usage: %w", err)

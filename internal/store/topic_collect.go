@@ -99,6 +99,10 @@ func (s *Store) SaveDiscovery(ctx context.Context, run topic.DiscoveryRun) (topi
 		if err := s.payForPosts(ctx, tx.SQL, t, linked, run.At, run.Allocation); err != nil {
 			return err
 		}
+		// The searches' cost is the topic's alone, recorded with its charge.
+		if err := s.recordCost(ctx, tx.SQL, topicCost(t, "topic discovery", run.Interval, run.UpstreamCost, run.At), run.At); err != nil {
+			return fmt.Errorf("record upstream cost: %w", err)
+		}
 		res, err := tx.SQL.ExecContext(ctx,
 			`UPDATE topics SET last_run_at = $2, new_items = $3, number_of_new_items = $4, posts_count = posts_count + $4,
 			        next_run_at = $5, last_error = NULL, failures = 0, credits_blocked_at = NULL, lease_owner = NULL
@@ -308,6 +312,11 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
+			return err
+		}
+		// The hydration's cost is shared by the topics linking the post,
+		// those waiting for credits included: the calls were made for them.
+		if err := s.splitPostCost(ctx, tx, topics, h.Stage, h.UpstreamCost, h.At); err != nil {
 			return err
 		}
 		for _, t := range topics {

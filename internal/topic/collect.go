@@ -36,6 +36,12 @@ type Repository interface {
 	ResyncTopic(ctx context.Context, id string, at time.Time, allocation int64) (int, error)
 	SaveProfile(ctx context.Context, p Profile, at time.Time) error
 	RecordProfileFailure(ctx context.Context, urn string, at, next time.Time) error
+	// RecordTopicCost and RecordPostCost record what the upstream calls of
+	// a discovery or a hydration that stored nothing cost (the vendor bills
+	// failed runs too), in millionths of a USD; a hydration's is split
+	// between the topics linking the post.
+	RecordTopicCost(ctx context.Context, id string, iv Interval, at time.Time, micros int64) error
+	RecordPostCost(ctx context.Context, urn string, iv Interval, at time.Time, micros int64) error
 }
 
 // Pronet is the part of the pronet connector collection uses.
@@ -67,6 +73,9 @@ type DiscoveryRun struct {
 	// HydrateLease claims the first hydration of new posts, whose jobs are
 	// enqueued with the discovery.
 	HydrateLease time.Duration
+	// UpstreamCost is what the run's searches cost at the vendor, in
+	// millionths of a USD: the topic's, recorded with its charge.
+	UpstreamCost int64
 }
 
 // DiscoveryOutcome is what a discovery changed.
@@ -115,6 +124,9 @@ type Hydration struct {
 	NextStage   Interval
 	NextAt      *time.Time
 	Allocations map[string]int64 // by account id
+	// UpstreamCost is what the hydration's calls cost at the vendor, in
+	// millionths of a USD, split between the topics linking the post.
+	UpstreamCost int64
 }
 
 // HydrationOutcome is what a hydration changed.
@@ -193,22 +205,48 @@ func (c *Collector) Discover(ctx context.Context, id string) (DiscoveryOutcome, 
 	if t.LastRunAt == nil {
 		interval = Initial
 	}
-	posts, err := c.search(ctx, t.Definition)
+	// The vendor bills each call, whatever becomes of the run: a run that
+	// stores nothing records its cost alone.
+	meter := &source.Meter{}
+	posts, err := c.search(source.WithMeter(ctx, meter), t.Definition)
 	if err != nil {
+		c.recordTopicCost(ctx, t.ID, interval, now, meter)
 		c.recordTopicFailure(ctx, t, now, err)
 		return DiscoveryOutcome{}, err
 	}
 	alloc, err := c.allocation(ctx, t.AccountID)
 	if err != nil {
+		c.recordTopicCost(ctx, t.ID, interval, now, meter)
 		return DiscoveryOutcome{}, err
 	}
 	out, err := c.Repo.SaveDiscovery(ctx, DiscoveryRun{TopicID: t.ID, At: now, Interval: interval, Posts: posts,
-		NextRunAt: NextDaily(now), Allocation: alloc, HydrateLease: c.Lease})
+		NextRunAt: NextDaily(now), Allocation: alloc, HydrateLease: c.Lease, UpstreamCost: int64(meter.Total())})
 	if err != nil {
+		c.recordTopicCost(ctx, t.ID, interval, now, meter)
 		c.recordTopicFailure(ctx, t, now, err)
 		return DiscoveryOutcome{}, err
 	}
 	return out, nil
+}
+
+// recordTopicCost records the cost of a discovery that stored nothing.
+func (c *Collector) recordTopicCost(ctx context.Context, id string, iv Interval, now time.Time, m *source.Meter) {
+	if m.Total() <= 0 {
+		return
+	}
+	if err := c.Repo.RecordTopicCost(context.WithoutCancel(ctx), id, iv, now, int64(m.Total())); err != nil {
+		c.Log.Error("record upstream cost of a topic discovery", "topic_id", id, "error", err)
+	}
+}
+
+// recordPostCost records the cost of a hydration that stored nothing.
+func (c *Collector) recordPostCost(ctx context.Context, urn string, iv Interval, now time.Time, m *source.Meter) {
+	if m.Total() <= 0 {
+		return
+	}
+	if err := c.Repo.RecordPostCost(context.WithoutCancel(ctx), urn, iv, now, int64(m.Total())); err != nil {
+		c.Log.Error("record upstream cost of a hydration", "post_urn", urn, "error", err)
+	}
 }
 
 // search reads up to max_results posts of the topic's query, deduplicated.
@@ -322,23 +360,28 @@ func (c *Collector) Hydrate(ctx context.Context, urn string) (HydrationOutcome, 
 	if ps.Stage == "" || len(ps.Accounts) == 0 || ps.DueAt == nil || ps.DueAt.After(now.Add(c.Lease)) {
 		return HydrationOutcome{}, fmt.Errorf("post %s has nothing due: %w", urn, ErrNotRunnable)
 	}
-	found, err := c.engagements(ctx, urn)
+	stage := DueStage(ps.Stage, ps.FirstLinkedAt, now)
+	meter := &source.Meter{}
+	found, err := c.engagements(source.WithMeter(ctx, meter), urn)
 	if err != nil {
+		c.recordPostCost(ctx, urn, stage, now, meter)
 		c.recordPostFailure(ctx, ps, now, err)
 		return HydrationOutcome{}, err
 	}
-	h := Hydration{PostURN: urn, At: now, Stage: DueStage(ps.Stage, ps.FirstLinkedAt, now), Found: found,
-		Allocations: map[string]int64{}}
+	h := Hydration{PostURN: urn, At: now, Stage: stage, Found: found,
+		Allocations: map[string]int64{}, UpstreamCost: int64(meter.Total())}
 	if next, at, ok := NextFollowUp(ps.FirstLinkedAt, now); ok {
 		h.NextStage, h.NextAt = next, &at
 	}
 	for _, a := range ps.Accounts {
 		if h.Allocations[a], err = c.allocation(ctx, a); err != nil {
+			c.recordPostCost(ctx, urn, stage, now, meter)
 			return HydrationOutcome{}, err
 		}
 	}
 	out, err := c.Repo.SaveHydration(ctx, h)
 	if err != nil {
+		c.recordPostCost(ctx, urn, stage, now, meter)
 		c.recordPostFailure(ctx, ps, now, err)
 		return HydrationOutcome{}, err
 	}
