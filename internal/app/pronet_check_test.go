@@ -95,3 +95,21 @@ func TestOpenPronet(t *testing.T) {
 		t.Errorf("limits %+v", l)
 	}
 }
+
+// TestPronetUsesSandbox: a vendor's key alone reaches the vendor; the contract without a URL,
+// and a vendor without a key, are the sandbox.
+func TestPronetUsesSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		provider, url, key string
+		want               bool
+	}{
+		{"sandbox", "", "", true}, {"sandbox", "", "k", true}, {"sandbox", "http://p", "k", false},
+		{"harvestapi", "", "", true}, {"harvestapi", "", "k", false}, {"harvestapi", "http://h", "k", false},
+		{"apify", "", "", true}, {"apify", "", "tok", false},
+	} {
+		cfg := &config.Config{PronetProvider: tc.provider, PronetAPIURL: tc.url, PronetAPIKey: tc.key}
+		if got := pronetUsesSandbox(cfg); got != tc.want {
+			t.Errorf("%s url %q key %q: sandbox %v, want %v", tc.provider, tc.url, tc.key, got, tc.want)
+		}
+	}
+}

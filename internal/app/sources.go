@@ -54,16 +54,17 @@ const sandboxCredential = "sandbox"
 func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources, error) {
 	mbURL, mbToken := cfg.MicroblogAPIURL, cfg.MicroblogBearerToken
 	pnURL, pnKey := cfg.PronetAPIURL, cfg.PronetAPIKey
+	pnSandbox := pronetUsesSandbox(cfg)
 	enURL, enKey := cfg.EnrichAPIURL, cfg.EnrichAPIKey
 	llm := LLMEndpoint{URL: cfg.LLMAPIURL, Key: cfg.LLMAPIKey, Model: cfg.LLMModel}
 	var sb *sandbox.Server
-	if mbURL == "" || pnURL == "" || enURL == "" || llm.URL == "" {
+	if mbURL == "" || pnSandbox || enURL == "" || llm.URL == "" {
 		var err error
 		sb, err = sandbox.Start(ctx, "127.0.0.1:0", sandbox.Config{Seed: cfg.SandboxSeed, Now: opts.Now, Logger: opts.Log.With("component", "sandbox")})
 		if err != nil {
 			return Sources{}, err
 		}
-		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnURL == "", "enrich": enURL == "", "llm": llm.URL == ""} {
+		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnSandbox, "enrich": enURL == "", "llm": llm.URL == ""} {
 			if unset {
 				opts.Log.Info("source uses the built-in sandbox", "source", name, "seed", cfg.SandboxSeed)
 			}
@@ -72,7 +73,7 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	if mbURL == "" {
 		mbURL, mbToken = sb.MicroblogURL(), sandboxCredential
 	}
-	if pnURL == "" {
+	if pnSandbox {
 		pnURL, pnKey = pronetSandboxURL(sb, cfg.PronetProvider), sandboxCredential
 	}
 	if enURL == "" {
@@ -96,6 +97,13 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 		LLM:       llm,
 		sandbox:   sb,
 	}, nil
+}
+
+// pronetUsesSandbox reports whether the pronet provider is the built-in sandbox: no URL and,
+// for a vendor, no key either (a vendor named with its key and no URL is its public API).
+func pronetUsesSandbox(cfg *config.Config) bool {
+	vendor := cfg.PronetProvider != "" && cfg.PronetProvider != pronet.ContractName
+	return cfg.PronetAPIURL == "" && (!vendor || cfg.PronetAPIKey == "")
 }
 
 // pronetSandboxURL is where the built-in sandbox serves the protocol of provider.
