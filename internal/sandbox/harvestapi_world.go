@@ -332,6 +332,17 @@ func (s *Sandbox) vendorPost(p PronetPost, now time.Time, sparse bool) map[strin
 		images = append(images, map[string]any{"url": u, "width": 1280, "height": 720, "expiresAt": now.Add(vendorExpiresIn).UnixMilli()})
 	}
 	o["postImages"] = images
+	// HarvestAPI's PostShort media (the actors' README examples): a video's playlist and poster,
+	// a document (carousel) with its cover pages.
+	if p.Video {
+		o["postVideo"] = map[string]any{"videoUrl": fmt.Sprintf("https://dms.licdn.com/playlist/vid/%d.mp4", p.URN),
+			"thumbnailUrl": fmt.Sprintf("https://media.licdn.com/dms/image/videocover/%d.jpg", p.URN)}
+	}
+	if p.Document {
+		d := documentRecord(p, now)
+		o["document"] = map[string]any{"title": d["title"], "urn": d["urn"],
+			"transcribedDocumentUrl": d["TranscribedDocumentUrl"], "totalPageCount": d["totalPageCount"], "coverPages": d["coverPages"]}
+	}
 	finalR, finalC, finalRep, h := s.world.pronetFinal(p.URN)
 	n := grown(finalR, p.Time, now)
 	counts := map[string]int{}

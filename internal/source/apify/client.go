@@ -175,6 +175,9 @@ func apiError(status int, body []byte, actor string) error {
 		msg = strings.TrimPrefix(e.Error.Type+": "+e.Error.Message, ": ")
 	}
 	switch {
+	case status == http.StatusBadRequest && e.Error.Type == "run-failed":
+		// The synchronous endpoint's answer to a run that ended FAILED or TIMED-OUT.
+		return runFailed("%s", msg)
 	case status == http.StatusNotFound && actor != "":
 		msg = fmt.Sprintf("actor %s: %s", actor, msg)
 	case status == http.StatusRequestTimeout:

@@ -150,7 +150,8 @@ func TestSearchPollsThenPagesFromCachedDataset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p1.Items) != 10 || p1.Total != 100 || p1.TotalPage != 10 || p1.CurrentPage != 1 {
+	// A full chunk of 100: one more may follow, so Total says at least 101.
+	if len(p1.Items) != 10 || p1.Total != 101 || p1.TotalPage != 11 || p1.CurrentPage != 1 {
 		t.Fatalf("page 1: %d items, total %d/%d pages", len(p1.Items), p1.Total, p1.TotalPage)
 	}
 	if len(s.waits) != 3 || s.waits[0] != 2*time.Second {
@@ -160,7 +161,8 @@ func TestSearchPollsThenPagesFromCachedDataset(t *testing.T) {
 		t.Errorf("waitForFinish = %s, want 19 (deadline 20 s less 1)", f.waits[0])
 	}
 	in := f.inputs[0]
-	if in["postedLimit"] != "week" || in["sortBy"] != "date" || in["maxPosts"] != 100.0 || in["searchQueries"].([]any)[0] != `"crm"` {
+	if in["postedLimit"] != "week" || in["sortBy"] != "date" || in["maxPosts"] != 100.0 || in["searchQueries"].([]any)[0] != `"crm"` ||
+		in["startPage"] != 1.0 || in["scrapePages"] != 2.0 {
 		t.Errorf("input = %v", in)
 	}
 	p2, err := c.SearchPosts(ctx, pronet.SearchParams{Keywords: `"crm"`, DatePosted: pronet.DatePastWeek, SortBy: pronet.SortDate, Page: 2})
@@ -350,21 +352,23 @@ func TestProfilePostsAfterAndToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(posts) != 50 || next != "50" || posts[0].URN != "7300000000000000010" {
+	// Pages are slices of 50 of the chunk's dataset, less the posts at or before After.
+	if len(posts) != 40 || next != "50" || posts[0].URN != "7300000000000000010" {
 		t.Fatalf("%d posts, next %q, first %s", len(posts), next, posts[0].URN)
 	}
 	rest, next, err := c.ProfilePosts(context.Background(), pronet.ProfilePostsParams{Username: "jane", After: after, PaginationToken: "50"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rest) != 20 || next != "" {
+	if len(rest) != 30 || next != "" {
 		t.Errorf("page 2: %d posts, next %q", len(rest), next)
 	}
 	if f.starts["harvestapi~linkedin-profile-posts"] != 1 {
 		t.Errorf("runs = %v", f.starts)
 	}
 	in := f.inputs[0]
-	if in["postedLimitDate"] != "2025-11-24" || in["targetUrls"].([]any)[0] != "https://www.linkedin.com/in/jane/" {
+	if in["postedLimitDate"] != "2025-11-24" || in["targetUrls"].([]any)[0] != "https://www.linkedin.com/in/jane/" ||
+		in["page"] != 1.0 || in["scrapePages"] != 5.0 || in["maxPosts"] != 100.0 {
 		t.Errorf("input = %v", in)
 	}
 	if _, _, err := c.ProfilePosts(context.Background(), pronet.ProfilePostsParams{Username: "jane", PaginationToken: "abc"}); err == nil {
@@ -518,5 +522,74 @@ func TestRunCache(t *testing.T) {
 	now = now.Add(time.Minute)
 	if _, ok := rc.get("a"); ok {
 		t.Errorf("expired entry served")
+	}
+}
+
+func TestFailedRunIsBadGatewayRetriedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, status string
+		call         func(c *Client) error
+		runs         func(f *fakeApify) int
+	}{
+		{"async FAILED", "FAILED", func(c *Client) error {
+			_, err := c.Comments(context.Background(), "7300000000000000001", 1, 0)
+			return err
+		}, func(f *fakeApify) int { return f.starts["harvestapi~linkedin-post-comments"] }},
+		{"async TIMED-OUT", "TIMED-OUT", func(c *Client) error {
+			_, err := c.Comments(context.Background(), "7300000000000000001", 1, 0)
+			return err
+		}, func(f *fakeApify) int { return f.starts["harvestapi~linkedin-post-comments"] }},
+		{"sync run-failed", "FAILED", func(c *Client) error {
+			_, err := c.Profile(context.Background(), "jane")
+			return err
+		}, func(f *fakeApify) int { return f.syncRuns["harvestapi~linkedin-profile-scraper"] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			fail := func(map[string]any) ([]any, string, string) { return nil, tc.status, "LinkedIn answered 500" }
+			f.actors["harvestapi~linkedin-post-comments"] = fail
+			f.actors["harvestapi~linkedin-profile-scraper"] = fail
+			c, s := newTestClient(f, goodToken)
+			err := tc.call(c)
+			var ue *source.UpstreamError
+			if !errors.As(err, &ue) || ue.Status != http.StatusBadGateway {
+				t.Fatalf("err = %v, want an UpstreamError with status 502", err)
+			}
+			if n := tc.runs(f); n != 2 {
+				t.Errorf("runs = %d, want 2 (one retry)", n)
+			}
+			if len(s.waits) != 1 || s.waits[0] != source.DefaultBaseDelay {
+				t.Errorf("sleeps = %v, want one of the retry policy's base delay", s.waits)
+			}
+		})
+	}
+}
+
+func TestProfilePostsChunks(t *testing.T) {
+	f := newFake(t)
+	all := postItems(130)
+	f.actors["harvestapi~linkedin-profile-posts"] = func(in map[string]any) ([]any, string, string) {
+		start := int(in["page"].(float64)-1) * profilePostsPageSize
+		return all[min(start, len(all)):min(start+profilePostsRunItems, len(all))], "", ""
+	}
+	c, _ := newTestClient(f, goodToken)
+	var got int
+	q := pronet.ProfilePostsParams{Username: "jane"}
+	for range 10 {
+		posts, next, err := c.ProfilePosts(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += len(posts)
+		if next == "" {
+			break
+		}
+		q.PaginationToken = next
+	}
+	if got != 130 || f.starts["harvestapi~linkedin-profile-posts"] != 2 {
+		t.Errorf("%d posts in %d runs, want 130 in 2", got, f.starts["harvestapi~linkedin-profile-posts"])
+	}
+	if in := f.inputs[1]; in["page"] != 6.0 || in["scrapePages"] != 5.0 {
+		t.Errorf("second chunk input = %v, want page 6 over 5 pages", in)
 	}
 }

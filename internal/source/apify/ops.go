@@ -16,12 +16,15 @@ import (
 )
 
 // How many items one run may push per operation (its maxPosts/maxItems, and Apify's maxItems
-// that caps what a pay-per-result run bills). Trawl's pages are slices of that one run, so a
-// list is cut at these sizes: 10 search pages of 10, two pages of 50 profile posts, one page
-// of company posts, two pages of 100 comments or reactions.
+// that caps what a pay-per-result run bills). Lists longer than a run are read in chunks: a
+// chunk is one run over a range of the actor's own pages (startPage/page and scrapePages), and
+// Trawl's pages are slices of a chunk's dataset.
 const (
-	searchRunItems       = 100
-	profilePostsRunItems = 100
+	searchRunItems       = 100 // one search chunk: two of the actor's pages of 50
+	searchActorPageSize  = 50
+	searchMaxChunks      = 10  // 1,000 posts, the most any Trawl search reads
+	profilePostsRunItems = 100 // one profile posts chunk: five of the actor's pages of 20
+	profilePostsPageSize = 20
 	companyPostsRunItems = 50
 	commentsRunItems     = 200
 	reactionsRunItems    = 200
@@ -49,6 +52,8 @@ func postURL(id string) string {
 type postsInput struct {
 	TargetURLs        []string `json:"targetUrls"`
 	MaxPosts          int      `json:"maxPosts"`
+	Page              int      `json:"page,omitempty"`
+	ScrapePages       int      `json:"scrapePages,omitempty"`
 	PostedLimitDate   string   `json:"postedLimitDate,omitempty"`
 	IncludeQuotePosts bool     `json:"includeQuotePosts"`
 	IncludeReposts    bool     `json:"includeReposts"`
@@ -57,8 +62,10 @@ type postsInput struct {
 }
 
 // ProfilePosts implements pronet.Provider. The actor has no paging token and only a day for
-// its date limit: one run reads up to 100 posts back to the day of After, Trawl drops those at
-// or before After and hands out pages of 50 whose token is the next offset.
+// its date limit, so Trawl pages through it in chunks of 100 posts: chunk k is one run from
+// the actor's page 5k+1 over 5 pages of 20 (cached by its input, so pages 2..n of a chunk read
+// its dataset), back to the day of After. The token is the offset of the next post; Trawl drops
+// posts at or before After and hands out pages of 50.
 func (c *Client) ProfilePosts(ctx context.Context, p pronet.ProfilePostsParams) ([]pronet.Post, string, error) {
 	if p.Username == "" {
 		return nil, "", errors.New("apify: profile posts: empty username")
@@ -71,30 +78,37 @@ func (c *Client) ProfilePosts(ctx context.Context, p pronet.ProfilePostsParams) 
 		}
 		offset = n
 	}
+	const chunkPages = profilePostsRunItems / profilePostsPageSize
+	chunk, within := offset/profilePostsRunItems, offset%profilePostsRunItems
 	in := postsInput{TargetURLs: []string{profileURL(p.Username)}, MaxPosts: profilePostsRunItems,
-		IncludeQuotePosts: true, IncludeReposts: true}
+		Page: chunk*chunkPages + 1, ScrapePages: chunkPages, IncludeQuotePosts: true, IncludeReposts: true}
 	if !p.After.IsZero() {
 		in.PostedLimitDate = p.After.UTC().Format("2006-01-02")
 	}
-	posts, err := c.allPosts(ctx, OpProfilePosts, in, profilePostsRunItems)
+	items, total, err := c.page(ctx, OpProfilePosts, in, profilePostsRunItems, within, postsPageSize)
 	if err != nil {
 		return nil, "", fmt.Errorf("apify: profile %q posts: %w", p.Username, err)
 	}
+	posts, err := postsOf(items)
+	if err != nil {
+		return nil, "", fmt.Errorf("apify: profile %q posts: %w", p.Username, err)
+	}
+	older := false // the page ends at or before After: the posts are newest first, so the list ends here
 	if !p.After.IsZero() {
 		after := p.After.UnixMilli()
-		posts = slices.DeleteFunc(posts, func(po pronet.Post) bool {
-			return po.PostedDateTimestamp != 0 && po.PostedDateTimestamp <= after
-		})
+		dropped := func(po pronet.Post) bool { return po.PostedDateTimestamp != 0 && po.PostedDateTimestamp <= after }
+		older = len(posts) > 0 && dropped(posts[len(posts)-1])
+		posts = slices.DeleteFunc(posts, dropped)
 	}
-	if offset >= len(posts) {
-		return []pronet.Post{}, "", nil
-	}
-	end := min(offset+postsPageSize, len(posts))
 	next := ""
-	if end < len(posts) {
-		next = strconv.Itoa(end)
+	switch end := within + len(items); {
+	case older:
+	case end < total:
+		next = strconv.Itoa(offset + len(items))
+	case total >= profilePostsRunItems:
+		next = strconv.Itoa((chunk + 1) * profilePostsRunItems) // a full chunk: the next run may find more
 	}
-	return posts[offset:end], next, nil
+	return posts, next, nil
 }
 
 // CompanyPosts implements pronet.Provider: the company page's latest 50 posts.
@@ -247,6 +261,8 @@ func (c *Client) Reactions(ctx context.Context, postURN string, page, limit int)
 type searchInput struct {
 	SearchQueries      []string `json:"searchQueries"`
 	MaxPosts           int      `json:"maxPosts"`
+	StartPage          int      `json:"startPage,omitempty"`
+	ScrapePages        int      `json:"scrapePages,omitempty"`
 	PostedLimit        string   `json:"postedLimit"`
 	SortBy             string   `json:"sortBy"`
 	ProfileScraperMode string   `json:"profileScraperMode"`
@@ -254,10 +270,13 @@ type searchInput struct {
 	ScrapeComments     bool     `json:"scrapeComments"`
 }
 
-// SearchPosts implements pronet.Provider. One run reads up to 100 posts for the keywords,
-// date window and order; the content type and author title are applied by Trawl to what it
-// returns, and the pages of 10 are slices of that. Mention filters and the content types an
-// item cannot show (live videos, collaborative articles) are unsupported.
+// SearchPosts implements pronet.Provider. The keywords, date window and order go to the actor;
+// its results are read in chunks of 100 (searchChunk), at most 10, each a run cached by its
+// input. Without filters a page of 10 is a slice of the chunk that holds it; the content type
+// and author title are applied by Trawl after the fetch, so a filtered page is a slice of what
+// passes them in chunks 1..k. Total counts what is known, plus one while more chunks may
+// follow. Mention filters and the content types an item cannot show (live videos,
+// collaborative articles) are unsupported.
 func (c *Client) SearchPosts(ctx context.Context, p pronet.SearchParams) (pronet.SearchPage, error) {
 	if len(p.MentionsMember) > 0 || len(p.MentionsOrganization) > 0 {
 		return pronet.SearchPage{}, pronet.Unsupported(Name,
@@ -292,41 +311,82 @@ func (c *Client) SearchPosts(ctx context.Context, p pronet.SearchParams) (pronet
 	title := strings.ToLower(strings.TrimSpace(p.AuthorTitle))
 	page := max(p.Page, 1)
 	offset, limit := (page-1)*pronet.SearchPageSize, pronet.SearchPageSize
-	filtered := keep != nil || title != ""
-	readOffset, readLimit := offset, limit
-	if filtered {
-		// Filtered pages are slices of what passes the filters: read the whole run.
-		readOffset, readLimit = 0, searchRunItems
-	}
-	items, total, err := c.page(ctx, OpSearch, in, searchRunItems, readOffset, readLimit)
-	if err != nil {
-		return pronet.SearchPage{}, fmt.Errorf("apify: search posts %q: %w", p.Keywords, err)
-	}
-	var posts []pronet.Post
-	if err := eachItem(items, func(raw json.RawMessage, kind string) error {
-		if kind != "" && !strings.EqualFold(kind, "post") {
-			return nil
-		}
-		if title != "" && !authorTitleMatches(raw, title) {
-			return nil
+	keeps := func(raw json.RawMessage, kind string) (pronet.Post, bool) {
+		if kind != "" && !strings.EqualFold(kind, "post") || title != "" && !authorTitleMatches(raw, title) {
+			return pronet.Post{}, false
 		}
 		post, err := harvestapi.PostFromItem(raw)
 		if err != nil || keep != nil && !keep(post) {
-			return nil
+			return pronet.Post{}, false
 		}
-		posts = append(posts, post)
-		return nil
-	}); err != nil {
-		return pronet.SearchPage{}, fmt.Errorf("apify: search posts %q: %w", p.Keywords, err)
+		return post, true
 	}
-	if filtered {
-		total = len(posts)
-		posts = posts[min(offset, len(posts)):min(offset+limit, len(posts))]
+	var posts []pronet.Post
+	total := 0
+	if keep == nil && title == "" {
+		// Unfiltered: the page is a slice of the one chunk that holds it.
+		chunk := offset / searchRunItems
+		if chunk >= searchMaxChunks {
+			return emptySearch(page, offset), nil
+		}
+		items, n, err := c.searchChunk(ctx, in, chunk, offset%searchRunItems, limit)
+		if err != nil {
+			return pronet.SearchPage{}, fmt.Errorf("apify: search posts %q: %w", p.Keywords, err)
+		}
+		if err := eachItem(items, func(raw json.RawMessage, kind string) error {
+			if post, ok := keeps(raw, kind); ok {
+				posts = append(posts, post)
+			}
+			return nil
+		}); err != nil {
+			return pronet.SearchPage{}, fmt.Errorf("apify: search posts %q: %w", p.Keywords, err)
+		}
+		total = chunk*searchRunItems + n
+		if n >= searchRunItems && chunk+1 < searchMaxChunks {
+			total++ // a full chunk: the next run may find more
+		}
+	} else {
+		// Filtered after the fetch: the page is a slice of what passes the filters in the
+		// chunks read so far, each read whole, until the page is full or the results end.
+		var kept []pronet.Post
+		more := true
+		for chunk := 0; chunk < searchMaxChunks && more && len(kept) < offset+limit; chunk++ {
+			items, n, err := c.searchChunk(ctx, in, chunk, 0, searchRunItems)
+			if err != nil {
+				return pronet.SearchPage{}, fmt.Errorf("apify: search posts %q: %w", p.Keywords, err)
+			}
+			if err := eachItem(items, func(raw json.RawMessage, kind string) error {
+				if post, ok := keeps(raw, kind); ok {
+					kept = append(kept, post)
+				}
+				return nil
+			}); err != nil {
+				return pronet.SearchPage{}, fmt.Errorf("apify: search posts %q: %w", p.Keywords, err)
+			}
+			more = n >= searchRunItems && chunk+1 < searchMaxChunks
+		}
+		total = len(kept)
+		if more {
+			total++ // stopped with a full page while more chunks may follow
+		}
+		posts = kept[min(offset, len(kept)):min(offset+limit, len(kept))]
 	}
 	if posts == nil {
 		posts = []pronet.Post{}
 	}
 	return pronet.SearchPage{Items: posts, Total: total, TotalPage: totalPages(total, limit), CurrentPage: page}, nil
+}
+
+// searchChunk reads items [offset, offset+limit) of search chunk k: one run over the actor's
+// pages 2k+1 and 2k+2 (cached by its input), and how many items the chunk holds.
+func (c *Client) searchChunk(ctx context.Context, in searchInput, k, offset, limit int) ([]json.RawMessage, int, error) {
+	const chunkPages = searchRunItems / searchActorPageSize
+	in.StartPage, in.ScrapePages = k*chunkPages+1, chunkPages
+	return c.page(ctx, OpSearch, in, searchRunItems, offset, limit)
+}
+
+func emptySearch(page, offset int) pronet.SearchPage {
+	return pronet.SearchPage{Items: []pronet.Post{}, Total: offset, TotalPage: totalPages(offset, pronet.SearchPageSize), CurrentPage: page}
 }
 
 // contentFilter is the test a post must pass for a content type, applied after the fetch;

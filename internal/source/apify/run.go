@@ -3,6 +3,7 @@ package apify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,29 @@ const (
 	statusTimedOut  = "TIMED-OUT"
 	statusAborted   = "ABORTED"
 )
+
+// errRunFailed marks a run that ended FAILED or TIMED-OUT (or the synchronous endpoint's
+// run-failed answer): the actor failed at the vendor, so the adapter answers 502 Bad Gateway
+// and runs it once more after the shared retry policy's first delay.
+var errRunFailed = errors.New("the actor run failed")
+
+func runFailed(format string, args ...any) error {
+	return &source.UpstreamError{Source: Name, Status: http.StatusBadGateway,
+		Err: fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), errRunFailed)}
+}
+
+// onceMore calls run again, after the retry policy's base delay through the injected sleep,
+// when its first run failed at the vendor; other errors are returned as they are.
+func (c *Client) onceMore(ctx context.Context, run func() error) error {
+	err := run()
+	if !errors.Is(err, errRunFailed) {
+		return err
+	}
+	if serr := c.retry.Sleep(ctx, c.retry.BaseDelay); serr != nil {
+		return err
+	}
+	return run()
+}
 
 // abortTimeout bounds the best-effort abort of a run whose caller gave up.
 const abortTimeout = 10 * time.Second
@@ -42,7 +66,9 @@ func (c *Client) runSync(ctx context.Context, op string, input any, maxItems int
 	actor := c.actor(op)
 	q := url.Values{"format": {"json"}, "clean": {"true"}, "maxItems": {strconv.Itoa(maxItems)}}
 	var items []json.RawMessage
-	if err := c.call(ctx, http.MethodPost, actorPath(actor)+"/run-sync-get-dataset-items", q, input, actor, &items); err != nil {
+	if err := c.onceMore(ctx, func() error {
+		return c.call(ctx, http.MethodPost, actorPath(actor)+"/run-sync-get-dataset-items", q, input, actor, &items)
+	}); err != nil {
 		return nil, fmt.Errorf("apify: run %s: %w", actor, err)
 	}
 	source.AddCost(ctx, c.prices.Cost(op, len(items)))
@@ -63,8 +89,11 @@ func (c *Client) page(ctx context.Context, op string, input any, maxItems, offse
 		return items, ref.Total, err
 	}
 	actor := c.actor(op)
-	run, err := c.runAsync(ctx, actor, input, maxItems)
-	if err != nil {
+	var run actorRun
+	if err := c.onceMore(ctx, func() (err error) {
+		run, err = c.runAsync(ctx, actor, input, maxItems)
+		return err
+	}); err != nil {
 		return nil, 0, err
 	}
 	items, total, err := c.datasetItems(ctx, run.DefaultDatasetID, offset, limit)
@@ -106,8 +135,12 @@ func (c *Client) runAsync(ctx context.Context, actor string, input any, maxItems
 			if msg == "" {
 				msg = "no status message"
 			}
-			return actorRun{}, &source.UpstreamError{Source: Name,
-				Err: fmt.Errorf("actor %s run %s %s: %s", actor, run.ID, run.Status, msg)}
+			if run.Status == statusAborted {
+				// Stopped by someone else (the console, another client): not a failure to retry.
+				return actorRun{}, &source.UpstreamError{Source: Name,
+					Err: fmt.Errorf("actor %s run %s %s: %s", actor, run.ID, run.Status, msg)}
+			}
+			return actorRun{}, runFailed("actor %s run %s %s: %s", actor, run.ID, run.Status, msg)
 		}
 		if ctx.Err() != nil {
 			return actorRun{}, c.giveUp(ctx, actor, run.ID, nil)

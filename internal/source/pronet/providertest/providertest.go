@@ -38,6 +38,10 @@ type Harness struct {
 	Lacks []string
 	// Priced: every billed call adds a positive cost to the source.Meter of its context.
 	Priced bool
+	// EmptyWhenMissing names list operations ("comments") whose vendor cannot tell a missing
+	// target from one with nothing to list (Apify's actors push nothing for either): for those
+	// the missing- case accepts an empty list without error as well as source.ErrNotFound.
+	EmptyWhenMissing []string
 }
 
 // The suite's world: a fixed seed and a fixed clock, so every provider reads the same posts.
