@@ -26,8 +26,8 @@ const (
 	profilePostsRunItems = 100 // one profile posts chunk: five of the actor's pages of 20
 	profilePostsPageSize = 20
 	companyPostsRunItems = 50
-	commentsRunItems     = 200
-	reactionsRunItems    = 200
+	commentsRunItems     = 5000 // a run bills what it pushes, so the cap only bounds a runaway post
+	reactionsRunItems    = 5000
 	postsPageSize        = 50
 	defaultPageLimit     = 100
 )
@@ -198,7 +198,7 @@ func pageBounds(page, limit int) (int, int, int) {
 
 func totalPages(total, limit int) int { return (total + limit - 1) / limit }
 
-// Comments implements pronet.Provider: one run reads up to 200 top-level comments (replies
+// Comments implements pronet.Provider: one run reads up to 5,000 top-level comments (replies
 // come inside them when the vendor gives them); pages are slices of its dataset.
 func (c *Client) Comments(ctx context.Context, postURN string, page, limit int) (pronet.CommentsPage, error) {
 	if postURN == "" {
@@ -231,7 +231,7 @@ func (c *Client) Comments(ctx context.Context, postURN string, page, limit int) 
 	return out, nil
 }
 
-// Reactions implements pronet.Provider: one run reads up to 200 reactors; pages are slices of
+// Reactions implements pronet.Provider: one run reads up to 5,000 reactors; pages are slices of
 // its dataset.
 func (c *Client) Reactions(ctx context.Context, postURN string, page, limit int) (pronet.ReactionsPage, error) {
 	if postURN == "" {

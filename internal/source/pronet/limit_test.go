@@ -3,6 +3,7 @@ package pronet
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,7 +218,14 @@ func TestLimitConcurrency(t *testing.T) {
 				}
 			}()
 		}
-		// Let the calls through one by one, watching how many are in flight each time.
+		// The limit is reached (the callers start at their own pace)...
+		for deadline := time.Now().Add(10 * time.Second); fp.inFlight.Load() < int64(limit); {
+			if time.Now().After(deadline) {
+				t.Fatalf("limit %d: only %d in flight after 10 s", limit, fp.inFlight.Load())
+			}
+			runtime.Gosched()
+		}
+		// ...and never passed: let the calls through one by one, watching how many are in flight.
 		for range callers {
 			release <- struct{}{}
 			if n := fp.inFlight.Load(); n > int64(limit) {
