@@ -294,25 +294,9 @@ func (s *Store) SaveHydration(ctx context.Context, h topic.Hydration) (topic.Hyd
 			return fmt.Errorf("update post: %w", err)
 		}
 		out.NewEngagements = newEngagements
-		rows, err := s.queryTx(ctx, tx,
-			`SELECT `+topicColumns+` FROM topics
-			  WHERE id IN (SELECT topic_id FROM topic_posts WHERE post_urn = $1) AND status = 'ACTIVE' AND expires_at > $2
-			  ORDER BY id`, h.PostURN, at)
+		topics, err := s.activeTopicsOfPost(ctx, tx, h.PostURN, at)
 		if err != nil {
 			return fmt.Errorf("topics of post: %w", err)
-		}
-		var topics []topic.Topic
-		for rows.Next() {
-			t, err := scanTopic(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			topics = append(topics, t)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
 		}
 		// The hydration's cost is shared by the topics linking the post,
 		// those waiting for credits included: the calls were made for them.
@@ -372,4 +356,26 @@ func (s *Store) blockTopic(ctx context.Context, tx *sql.Tx, id string, at time.T
 		return fmt.Errorf("block topic %s: %w", id, err)
 	}
 	return nil
+}
+
+// activeTopicsOfPost are the active topics linking the post urn that have not expired at (Unix
+// ms), by id.
+func (s *Store) activeTopicsOfPost(ctx context.Context, tx *sql.Tx, urn string, at int64) ([]topic.Topic, error) {
+	rows, err := s.queryTx(ctx, tx,
+		`SELECT `+topicColumns+` FROM topics
+		  WHERE id IN (SELECT topic_id FROM topic_posts WHERE post_urn = $1) AND status = 'ACTIVE' AND expires_at > $2
+		  ORDER BY id`, urn, at)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var topics []topic.Topic
+	for rows.Next() {
+		t, err := scanTopic(rows)
+		if err != nil {
+			return nil, err
+		}
+		topics = append(topics, t)
+	}
+	return topics, rows.Err()
 }

@@ -76,24 +76,8 @@ func (s *Store) RecordPostCost(ctx context.Context, urn string, iv topic.Interva
 		return nil
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx,
-			`SELECT `+topicColumns+` FROM topics
-			  WHERE id IN (SELECT topic_id FROM topic_posts WHERE post_urn = $1) AND status = 'ACTIVE'
-			  ORDER BY id`, urn)
+		topics, err := s.activeTopicsOfPost(ctx, tx, urn, ms(at))
 		if err != nil {
-			return err
-		}
-		var topics []topic.Topic
-		for rows.Next() {
-			t, err := scanTopic(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			topics = append(topics, t)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		return s.splitPostCost(ctx, tx, topics, iv, micros, at)

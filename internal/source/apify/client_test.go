@@ -403,7 +403,7 @@ func TestHTTPErrors(t *testing.T) {
 				t.Errorf("err = %v, want UpstreamError 401", err)
 			}
 		}},
-		{name: "404 actor", token: goodToken, actors: map[string]string{OpProfile: "nobody~nothing"}, check: func(t *testing.T, err error, _ *sleeper) {
+		{name: "404 actor", token: goodToken, actors: map[string]string{pronet.OpProfile: "nobody~nothing"}, check: func(t *testing.T, err error, _ *sleeper) {
 			var ue *source.UpstreamError
 			if !errors.As(err, &ue) || ue.Status != http.StatusNotFound || !strings.Contains(err.Error(), "nobody~nothing") || errors.Is(err, source.ErrNotFound) {
 				t.Errorf("err = %v, want UpstreamError 404 naming the actor", err)
@@ -483,8 +483,8 @@ func TestParseActors(t *testing.T) {
 		wantErr bool
 	}{
 		{in: "", want: map[string]string{}},
-		{in: "search=me~my-search, profile=me/profiles", want: map[string]string{OpSearch: "me~my-search", OpProfile: "me~profiles"}},
-		{in: "post=AbCdEfGhIjKlMnOpQ", want: map[string]string{OpPost: "AbCdEfGhIjKlMnOpQ"}},
+		{in: "search=me~my-search, profile=me/profiles", want: map[string]string{pronet.OpSearch: "me~my-search", pronet.OpProfile: "me~profiles"}},
+		{in: "post=AbCdEfGhIjKlMnOpQ", want: map[string]string{pronet.OpPost: "AbCdEfGhIjKlMnOpQ"}},
 		{in: "jobs=me~x", wantErr: true},
 		{in: "search", wantErr: true},
 		{in: "search=not an actor", wantErr: true},
@@ -504,7 +504,7 @@ func TestParseActors(t *testing.T) {
 			}
 		}
 	}
-	if len(DefaultActors()) != len(Ops()) || len(DefaultPrices()) != len(Ops()) {
+	if len(DefaultActors()) != len(pronet.Ops()) || len(DefaultPrices()) != len(pronet.Ops()) {
 		t.Errorf("defaults do not cover every op")
 	}
 }

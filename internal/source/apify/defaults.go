@@ -9,22 +9,6 @@ import (
 	"github.com/trawlhq/trawl/internal/source/pronet"
 )
 
-// Operations of the pronet provider, the keys of Config.Actors and of the prices.
-const (
-	OpSearch       = "search"
-	OpProfilePosts = "profile_posts"
-	OpCompanyPosts = "company_posts"
-	OpPost         = "post"
-	OpComments     = "comments"
-	OpReactions    = "reactions"
-	OpProfile      = "profile"
-)
-
-// Ops lists every operation, in the order of the settings' help.
-func Ops() []string {
-	return []string{OpSearch, OpProfilePosts, OpCompanyPosts, OpPost, OpComments, OpReactions, OpProfile}
-}
-
 // DefaultBaseURL is Apify's API.
 const DefaultBaseURL = "https://api.apify.com"
 
@@ -43,13 +27,13 @@ const DefaultConcurrency = 25
 // so it serves company posts and single posts as well.
 func DefaultActors() map[string]string {
 	return map[string]string{
-		OpSearch:       "harvestapi~linkedin-post-search",
-		OpProfilePosts: "harvestapi~linkedin-profile-posts",
-		OpCompanyPosts: "harvestapi~linkedin-profile-posts",
-		OpPost:         "harvestapi~linkedin-profile-posts",
-		OpComments:     "harvestapi~linkedin-post-comments",
-		OpReactions:    "harvestapi~linkedin-post-reactions",
-		OpProfile:      "harvestapi~linkedin-profile-scraper",
+		pronet.OpSearch:       "harvestapi~linkedin-post-search",
+		pronet.OpProfilePosts: "harvestapi~linkedin-profile-posts",
+		pronet.OpCompanyPosts: "harvestapi~linkedin-profile-posts",
+		pronet.OpPost:         "harvestapi~linkedin-profile-posts",
+		pronet.OpComments:     "harvestapi~linkedin-post-comments",
+		pronet.OpReactions:    "harvestapi~linkedin-post-reactions",
+		pronet.OpProfile:      "harvestapi~linkedin-profile-scraper",
 	}
 }
 
@@ -59,13 +43,13 @@ func DefaultActors() map[string]string {
 func DefaultPrices() pronet.Prices {
 	const perThousand2, perThousand4 = 2000, 4000 // micros per item
 	return pronet.Prices{
-		OpSearch:       {PerItem: perThousand2},
-		OpProfilePosts: {PerItem: perThousand2},
-		OpCompanyPosts: {PerItem: perThousand2},
-		OpPost:         {PerItem: perThousand2},
-		OpComments:     {PerItem: perThousand2},
-		OpReactions:    {PerItem: perThousand2},
-		OpProfile:      {PerItem: perThousand4},
+		pronet.OpSearch:       {PerItem: perThousand2},
+		pronet.OpProfilePosts: {PerItem: perThousand2},
+		pronet.OpCompanyPosts: {PerItem: perThousand2},
+		pronet.OpPost:         {PerItem: perThousand2},
+		pronet.OpComments:     {PerItem: perThousand2},
+		pronet.OpReactions:    {PerItem: perThousand2},
+		pronet.OpProfile:      {PerItem: perThousand4},
 	}
 }
 
@@ -86,8 +70,8 @@ func ParseActors(s string) (map[string]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("apify: actors: %q is not op=owner~name", part)
 		}
-		if !slices.Contains(Ops(), op) {
-			return nil, fmt.Errorf("apify: actors: unknown operation %q (want one of %s)", op, strings.Join(Ops(), ", "))
+		if !slices.Contains(pronet.Ops(), op) {
+			return nil, fmt.Errorf("apify: actors: unknown operation %q (want one of %s)", op, strings.Join(pronet.Ops(), ", "))
 		}
 		actor = strings.Replace(actor, "/", "~", 1)
 		if !actorID.MatchString(actor) {

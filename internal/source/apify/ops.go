@@ -85,7 +85,7 @@ func (c *Client) ProfilePosts(ctx context.Context, p pronet.ProfilePostsParams) 
 	if !p.After.IsZero() {
 		in.PostedLimitDate = p.After.UTC().Format("2006-01-02")
 	}
-	items, total, err := c.page(ctx, OpProfilePosts, in, profilePostsRunItems, within, postsPageSize)
+	items, total, err := c.page(ctx, pronet.OpProfilePosts, in, profilePostsRunItems, within, postsPageSize)
 	if err != nil {
 		return nil, "", fmt.Errorf("apify: profile %q posts: %w", p.Username, err)
 	}
@@ -118,7 +118,7 @@ func (c *Client) CompanyPosts(ctx context.Context, companySlug string) ([]pronet
 	}
 	in := postsInput{TargetURLs: []string{companyURL(companySlug)}, MaxPosts: companyPostsRunItems,
 		IncludeQuotePosts: true, IncludeReposts: true}
-	posts, err := c.allPosts(ctx, OpCompanyPosts, in, companyPostsRunItems)
+	posts, err := c.allPosts(ctx, pronet.OpCompanyPosts, in, companyPostsRunItems)
 	if err != nil {
 		return nil, fmt.Errorf("apify: company %q posts: %w", companySlug, err)
 	}
@@ -141,7 +141,7 @@ func (c *Client) Post(ctx context.Context, postURN string) (pronet.Post, error) 
 		return pronet.Post{}, errors.New("apify: post: empty post urn")
 	}
 	in := postsInput{TargetURLs: []string{postURL(postURN)}, MaxPosts: 1, IncludeQuotePosts: true, IncludeReposts: true}
-	items, err := c.runSync(ctx, OpPost, in, 1)
+	items, err := c.runSync(ctx, pronet.OpPost, in, 1)
 	if err != nil {
 		return pronet.Post{}, fmt.Errorf("apify: post %s: %w", postURN, err)
 	}
@@ -163,7 +163,7 @@ func (c *Client) Profile(ctx context.Context, username string) (pronet.Profile, 
 		return pronet.Profile{}, errors.New("apify: profile: empty username")
 	}
 	in := map[string]any{"publicIdentifiers": []string{username}, "profileScraperMode": profileMode}
-	items, err := c.runSync(ctx, OpProfile, in, 1)
+	items, err := c.runSync(ctx, pronet.OpProfile, in, 1)
 	if err != nil {
 		return pronet.Profile{}, fmt.Errorf("apify: profile %q: %w", username, err)
 	}
@@ -207,7 +207,7 @@ func (c *Client) Comments(ctx context.Context, postURN string, page, limit int) 
 	page, offset, limit := pageBounds(page, limit)
 	no := false
 	in := engagementInput{Posts: []string{postURL(postURN)}, MaxItems: commentsRunItems, ProfileScraperMode: "short", ScrapeReplies: &no}
-	items, total, err := c.page(ctx, OpComments, in, commentsRunItems, offset, limit)
+	items, total, err := c.page(ctx, pronet.OpComments, in, commentsRunItems, offset, limit)
 	if err != nil {
 		return pronet.CommentsPage{}, fmt.Errorf("apify: post %s comments: %w", postURN, err)
 	}
@@ -239,7 +239,7 @@ func (c *Client) Reactions(ctx context.Context, postURN string, page, limit int)
 	}
 	page, offset, limit := pageBounds(page, limit)
 	in := engagementInput{Posts: []string{postURL(postURN)}, MaxItems: reactionsRunItems, ProfileScraperMode: "short"}
-	items, total, err := c.page(ctx, OpReactions, in, reactionsRunItems, offset, limit)
+	items, total, err := c.page(ctx, pronet.OpReactions, in, reactionsRunItems, offset, limit)
 	if err != nil {
 		return pronet.ReactionsPage{}, fmt.Errorf("apify: post %s reactions: %w", postURN, err)
 	}
@@ -382,7 +382,7 @@ func (c *Client) SearchPosts(ctx context.Context, p pronet.SearchParams) (pronet
 func (c *Client) searchChunk(ctx context.Context, in searchInput, k, offset, limit int) ([]json.RawMessage, int, error) {
 	const chunkPages = searchRunItems / searchActorPageSize
 	in.StartPage, in.ScrapePages = k*chunkPages+1, chunkPages
-	return c.page(ctx, OpSearch, in, searchRunItems, offset, limit)
+	return c.page(ctx, pronet.OpSearch, in, searchRunItems, offset, limit)
 }
 
 func emptySearch(page, offset int) pronet.SearchPage {
