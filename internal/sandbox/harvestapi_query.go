@@ -98,7 +98,8 @@ func setAdd(m map[string]bool, k string) map[string]bool {
 	return m
 }
 
-// run finds the posts, best first (or newest first by date), as the contract's search ranks them.
+// runVendorSearch finds the posts of a search, best first (or newest first by date): the
+// ranking of every protocol's post search, the contract's included.
 func (s *Sandbox) runVendorSearch(q vendorSearch, now time.Time) ([]PronetPost, error) {
 	var m *pronetQuery
 	if strings.TrimSpace(q.keywords) != "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -354,39 +353,12 @@ func (s *Sandbox) pronetSearch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	type hit struct {
-		post  PronetPost
-		score int
+	hits, err := s.runVendorSearch(vendorSearch{keywords: kw, window: d, byDate: sortBy == "date_posted", kind: kind, filters: f}, now)
+	if err != nil {
+		pronetError(w, http.StatusBadRequest, err.Error())
+		return
 	}
-	var hits []hit
-	from := now.Add(-d)
-	for b := now.UnixMilli() / hourMS; b >= from.UnixMilli()/hourMS; b-- {
-		for i := 0; i < pronetPerHour; i++ {
-			p := s.world.PublicPronetPost(b, i)
-			if p.Time.Before(from) || p.Time.After(now) || !kind(p) || !f.keeps(p) {
-				continue
-			}
-			n := 0
-			if m != nil {
-				var ok bool
-				if ok, n = m.match(p.Text); !ok {
-					continue
-				}
-			}
-			reactions, _, _, _ := s.world.pronetFinal(p.URN)
-			hits = append(hits, hit{p, n*1000 + reactions})
-		}
-	}
-	slices.SortFunc(hits, func(a, b hit) int {
-		if sortBy != "date_posted" && a.score != b.score {
-			return b.score - a.score
-		}
-		return cmpDesc(a.post.URN, b.post.URN)
-	})
-	posts := make([]PronetPost, 0, searchPageSize)
-	for _, h := range pageOf(hits, page, searchPageSize) {
-		posts = append(posts, h.post)
-	}
+	posts := pageOf(hits, page, searchPageSize)
 	pronetOK(w, map[string]any{"items": pronetShapeList(s.postRecords(posts, now), shape, pronetSparsePost), "total": len(hits),
 		"totalPage": totalPages(len(hits), searchPageSize), "currentPage": page}, nil)
 }
