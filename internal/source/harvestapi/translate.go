@@ -147,23 +147,10 @@ func PostFromItem(raw json.RawMessage) (pronet.Post, error) {
 		p.CommentsCount = int(e.Comments)
 		p.RepostsCount = int(e.Shares)
 		sum := 0
+		byType := reactionCounters{&p.LikeCount, &p.PraiseCount, &p.EmpathyCount, &p.InterestCount, &p.AppreciationCount, &p.FunnyCount}
 		for _, r := range e.Reactions {
-			n := int(r.Count)
-			sum += n
-			switch reactionType(string(r.Type)) {
-			case pronet.ReactionLike:
-				p.LikeCount += n
-			case pronet.ReactionPraise:
-				p.PraiseCount += n
-			case pronet.ReactionEmpathy:
-				p.EmpathyCount += n
-			case pronet.ReactionInterest:
-				p.InterestCount += n
-			case pronet.ReactionAppreciation:
-				p.AppreciationCount += n
-			case pronet.ReactionEntertainment:
-				p.FunnyCount += n
-			}
+			sum += int(r.Count)
+			byType.add(string(r.Type), int(r.Count))
 		}
 		// likes is every reaction at the vendor; the breakdown fills in when it is missing.
 		p.TotalReactionCount = max(int(e.Likes), sum)
@@ -455,23 +442,10 @@ func commentFromItem(raw json.RawMessage, postURN string, top bool) (pronet.Comm
 	}
 	counts := &c.TotalSocialActivityCounts
 	counts.NumComments, counts.NumShares = int(v.NumComments), int(v.NumShares)
+	byType := reactionCounters{&counts.LikeCount, &counts.PraiseCount, &counts.EmpathyCount, &counts.InterestCount, &counts.AppreciationCount, &counts.FunnyCount}
 	for _, r := range v.ReactionTypeCounts {
-		n := int(r.Count)
-		counts.TotalReactionCount += n
-		switch reactionType(string(r.Type)) {
-		case pronet.ReactionLike:
-			counts.LikeCount += n
-		case pronet.ReactionPraise:
-			counts.PraiseCount += n
-		case pronet.ReactionEmpathy:
-			counts.EmpathyCount += n
-		case pronet.ReactionInterest:
-			counts.InterestCount += n
-		case pronet.ReactionAppreciation:
-			counts.AppreciationCount += n
-		case pronet.ReactionEntertainment:
-			counts.FunnyCount += n
-		}
+		counts.TotalReactionCount += int(r.Count)
+		byType.add(string(r.Type), int(r.Count))
 	}
 	for _, r := range v.Replies {
 		reply, err := commentFromItem(r, postURN, false)
@@ -813,4 +787,25 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// reactionCounters are the per-type reaction counts of a post or a comment.
+type reactionCounters struct{ like, praise, empathy, interest, appreciation, funny *int }
+
+// add counts n reactions of the vendor's type t.
+func (c reactionCounters) add(t string, n int) {
+	switch reactionType(t) {
+	case pronet.ReactionLike:
+		*c.like += n
+	case pronet.ReactionPraise:
+		*c.praise += n
+	case pronet.ReactionEmpathy:
+		*c.empathy += n
+	case pronet.ReactionInterest:
+		*c.interest += n
+	case pronet.ReactionAppreciation:
+		*c.appreciation += n
+	case pronet.ReactionEntertainment:
+		*c.funny += n
+	}
 }
