@@ -2,10 +2,12 @@
 // protocol (issue 37):
 //
 //   - overhead: for every provider (the contract client, HarvestAPI, Apify) and every operation,
-//     -calls calls one at a time, each on a new target so that nothing is served from a cache;
-//     a call's overhead is its time at the caller minus the time the upstream's handlers took
-//     for the requests it made (loopback transport, encoding, decoding, translation and, for
-//     Apify, the extra round trips of a run). Prints p50/p95/p99 per operation.
+//     -calls calls one at a time, each on a new target so that nothing is served from a cache,
+//     against the sandbox in a child process (so that its garbage collection does not land on
+//     the adapter). Each call's requests are recorded and sent again by a bare HTTP client
+//     that reads the bodies and decodes nothing: the upstream's own latency, loopback included.
+//     A call's overhead is its time minus that replay's (building requests, decoding, checking,
+//     translating). Prints p50/p95/p99 per operation.
 //   - topic: for every provider, -runs times in turn, a fresh service (`trawl serve`
 //     in-process, SQLite) creates a topic of -topic-posts posts and waits until every post has
 //     been hydrated once (its first collection); prints the median time and engagements.
@@ -18,6 +20,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -30,10 +33,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -53,6 +57,7 @@ type options struct {
 	calls, runs, topicPosts, concurrency int
 	rate                                 float64
 	providers                            []string
+	keywords, sortBy, timeFrame          string
 	skipOverhead, skipTopic              bool
 }
 
@@ -67,7 +72,18 @@ func main() {
 	flag.StringVar(&providers, "providers", "sandbox,harvestapi,apify", "providers to measure")
 	flag.BoolVar(&o.skipOverhead, "skip-overhead", false, "skip the overhead scenario")
 	flag.BoolVar(&o.skipTopic, "skip-topic", false, "skip the topic scenario")
+	flag.StringVar(&o.keywords, "keywords", "sales,revops,pipeline,crm", "keywords of the topic, comma-separated")
+	flag.StringVar(&o.sortBy, "sort-by", "relevance", "sort_by of the topic: relevance or date_posted")
+	flag.StringVar(&o.timeFrame, "time-frame", "past-week", "time_frame of the topic")
+	serve := flag.String("serve-sandbox", "", "(internal) serve the sandbox on this address")
 	flag.Parse()
+	if *serve != "" {
+		if err := serveSandbox(*serve); err != nil {
+			fmt.Fprintln(os.Stderr, "providers:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	o.providers = strings.Split(providers, ",")
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "providers:", err)
@@ -87,31 +103,111 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
-// timedUpstream serves the sandbox and adds up how long its handlers take.
-type timedUpstream struct {
-	h       http.Handler
-	handler atomic.Int64 // nanoseconds since the last reset
+// recorder is a transport that keeps the requests of the call in flight, to replay them.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []recorded
 }
 
-func (u *timedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+type recorded struct {
+	method, url string
+	header      http.Header
+	body        []byte
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		body = b
+		req.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	r.mu.Lock()
+	r.reqs = append(r.reqs, recorded{req.Method, req.URL.String(), req.Header.Clone(), body})
+	r.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (r *recorder) take() []recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.reqs
+	r.reqs = nil
+	return out
+}
+
+// replay sends reqs again, one after the other, reading each body and decoding nothing.
+func replay(ctx context.Context, reqs []recorded) (time.Duration, error) {
 	start := time.Now()
-	u.h.ServeHTTP(w, r)
-	u.handler.Add(int64(time.Since(start)))
+	for _, rr := range reqs {
+		req, err := http.NewRequestWithContext(ctx, rr.method, rr.url, bytes.NewReader(rr.body))
+		if err != nil {
+			return 0, err
+		}
+		req.Header = rr.header
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
 }
 
-func overhead(ctx context.Context, o options) error {
-	sb := sandbox.New(sandbox.Config{Seed: 1})
-	up := &timedUpstream{h: sb.Handler()}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// serveSandbox is the child process: the sandbox on addr until killed.
+func serveSandbox(addr string) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: up, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	base := "http://" + ln.Addr().String()
+	return (&http.Server{Handler: sandbox.New(sandbox.Config{Seed: 1}).Handler(), ReadHeaderTimeout: 10 * time.Second}).Serve(ln)
+}
 
-	hc := &http.Client{Timeout: 30 * time.Second}
+// startSandbox runs this program again as the sandbox's process and waits until it answers.
+func startSandbox(ctx context.Context) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-serve-sandbox", addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	base := "http://" + addr
+	for i := 0; ; i++ {
+		if resp, err := http.Get(base + "/pronet/profile?username=x"); err == nil {
+			resp.Body.Close()
+			return base, stop, nil
+		}
+		if i > 200 {
+			stop()
+			return "", nil, fmt.Errorf("the sandbox did not start on %s", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func overhead(ctx context.Context, o options) error {
+	base, stop, err := startSandbox(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	sb := sandbox.New(sandbox.Config{Seed: 1}) // the same world, to pick targets from
+
+	rec := &recorder{}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: rec}
 	build := map[string]func() pronet.Provider{
 		pronet.ContractName: func() pronet.Provider {
 			return pronet.New(pronet.Config{BaseURL: base + "/pronet", APIKey: "bench", HTTP: hc})
@@ -173,7 +269,7 @@ func overhead(ctx context.Context, o options) error {
 			return err
 		}},
 	}
-	fmt.Printf("Adapter overhead per call beyond the upstream's handlers (%d calls each, one at a time, loopback):\n\n", o.calls)
+	fmt.Printf("Adapter overhead per call beyond the upstream's own latency (%d calls each, one at a time, loopback):\n\n", o.calls)
 	var rows []benchkit.Result
 	for _, name := range o.providers {
 		newProvider, ok := build[name]
@@ -187,13 +283,18 @@ func overhead(ctx context.Context, o options) error {
 				return fmt.Errorf("%s %s: %w", name, op.name, err)
 			}
 			r := benchkit.Result{Name: name + " " + op.name}
+			rec.take()
 			for i := range o.calls {
-				up.handler.Store(0)
 				start := time.Now()
 				if err := op.call(p, i); err != nil && !errors.Is(err, source.ErrNotFound) {
 					return fmt.Errorf("%s %s #%d: %w", name, op.name, i, err)
 				}
-				r.Latencies = append(r.Latencies, time.Since(start)-time.Duration(up.handler.Load()))
+				took := time.Since(start)
+				upstream, err := replay(ctx, rec.take())
+				if err != nil {
+					return fmt.Errorf("%s %s #%d: replay: %w", name, op.name, i, err)
+				}
+				r.Latencies = append(r.Latencies, max(took-upstream, 0))
 			}
 			rows = append(rows, r)
 		}
@@ -297,7 +398,8 @@ func firstCollection(ctx context.Context, o options, provider string) (time.Dura
 	defer db.Close()
 
 	start := time.Now()
-	body := fmt.Sprintf(`{"name":"bench","keywords":["sales","revops","pipeline","crm"],"time_frame":"past-month","max_results":%d,"sort_by":"relevance"}`, o.topicPosts)
+	kw, _ := json.Marshal(strings.Split(o.keywords, ","))
+	body := fmt.Sprintf(`{"name":"bench","keywords":%s,"time_frame":%q,"max_results":%d,"sort_by":%q}`, kw, o.timeFrame, o.topicPosts, o.sortBy)
 	var created struct {
 		Data struct {
 			ID string `json:"id"`
