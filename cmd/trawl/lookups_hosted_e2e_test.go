@@ -117,8 +117,8 @@ type postPage struct {
 }
 
 func TestPostLookups(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
-		ts := startServer(t, serverEnv(t, engine, nil))
+	forEachEngineAndProvider(t, func(t *testing.T, engine store.Dialect, provider string) {
+		ts := startServer(t, providerEnv(t, engine, provider, nil))
 		c := ts.Client
 		charged := lookupsCharged(c, map[string]int64{})
 		world := sandbox.New(sandbox.Config{Seed: 1, Now: time.Now}).World()
