@@ -110,8 +110,8 @@ var lookupsByProvider = map[string]struct {
 	providerContract:   {profilePostsPage: 50},
 	providerHarvestAPI: {profilePostsPage: 20},
 	providerApify: {profilePostsPage: 50, emptyNotMissing: map[string]bool{
-		"/v1/profile/posts https://www.linkedin.com/in/missing-x":                    true,
-		"/v1/company/posts https://www.linkedin.com/company/missing-x":               true,
+		"/v1/profile/posts https://www.linkedin.com/in/missing-x":          true,
+		"/v1/company/posts https://www.linkedin.com/company/missing-x":     true,
 		"/v1/company/comments urn:li:activity:9" + strings.Repeat("9", 18): true,
 	}},
 }
