@@ -38,8 +38,12 @@ type mappingAnswer struct {
 // collected are found by keyword, one per person, paged, filtered and
 // charged one credit per result.
 func TestSocialMappingOverTopicData(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
-		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_RATE_LIMIT_CUSTOM": "100000"}))
+	forEachEngineAndProvider(t, func(t *testing.T, engine store.Dialect, provider string) {
+		skipFailingProvider(t, provider, map[string]string{
+			providerHarvestAPI: "creator discovery over the topic's data finds no creators (mapping_e2e_test.go:138), after 90 s",
+			providerApify:      "creator discovery over the topic's data finds no creators (mapping_e2e_test.go:138)",
+		})
+		ts := startServer(t, providerEnv(t, engine, provider, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_RATE_LIMIT_CUSTOM": "100000"}))
 		c := ts.Client
 		var tp topicView
 		if err := mustDo(t, c, http.MethodPost, "/v1/topics", map[string]any{"name": "sales", "keywords": []string{"sales"},

@@ -139,7 +139,7 @@ func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) 
 		start = 0 // the token alone says where the next page starts
 	}
 	ctx, bill := meterLookup(ctx, spendAction(credits.ProfilePosts), credits.ProfilePosts)
-	posts, next, err := s.pronet.ProfilePosts(ctx, pronet.ProfilePostsParams{Username: username, PaginationToken: in.Body.PaginationToken, Start: start})
+	posts, next, err := s.pronet.ProfilePosts(pronet.Interactive(ctx), pronet.ProfilePostsParams{Username: username, PaginationToken: in.Body.PaginationToken, Start: start})
 	if err != nil {
 		return nil, s.failLookup(ctx, bill, "profile "+pronet.ProfileURL(username), "profile:"+username, err)
 	}
@@ -167,7 +167,7 @@ func (s *Server) handleProfilePosts(ctx context.Context, in *profilePostsInput) 
 func (s *Server) handleCompanyPosts(ctx context.Context, in *companyPostsInput) (*MeteredReply[[]pronet.Post], error) {
 	slug := in.slug
 	ctx, bill := meterLookup(ctx, spendAction(credits.CompanyPosts), credits.CompanyPosts)
-	posts, err := s.pronet.CompanyPosts(ctx, slug)
+	posts, err := s.pronet.CompanyPosts(pronet.Interactive(ctx), slug)
 	if err != nil {
 		return nil, s.failLookup(ctx, bill, "company page "+pronet.CompanyURL(slug), "company:"+slug, err)
 	}
@@ -199,7 +199,7 @@ func (s *Server) handleProfileEnrich(ctx context.Context, in *profileEnrichInput
 		wg         sync.WaitGroup
 	)
 	wg.Go(func() { person, pdlErr = s.enrich.PersonByProfile(ctx, pronet.ProfileURL(username)) })
-	wg.Go(func() { profile, profileErr = s.pronet.Profile(ctx, username) })
+	wg.Go(func() { profile, profileErr = s.pronet.Profile(pronet.Interactive(ctx), username) })
 	wg.Wait()
 	for _, err := range []error{profileErr, pdlErr} {
 		if err != nil && !errors.Is(err, source.ErrNotFound) {

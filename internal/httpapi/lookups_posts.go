@@ -58,7 +58,7 @@ type postDetail struct {
 
 func (s *Server) handlePostByURL(ctx context.Context, in *postByURLInput) (*MeteredReply[postDetail], error) {
 	ctx, bill := meterLookup(ctx, "POST /v1/post/by-url", credits.PostLookups)
-	p, err := s.pronet.Post(ctx, in.urn)
+	p, err := s.pronet.Post(pronet.Interactive(ctx), in.urn)
 	if err != nil {
 		return nil, s.failLookup(ctx, bill, "post "+in.urn, "post:"+in.urn, err)
 	}
@@ -101,7 +101,7 @@ func (s *Server) comments(ctx context.Context, action string, feature credits.Fe
 	page = max(page, 1)
 	ref := "post:" + urn + ":page:" + strconv.Itoa(page)
 	ctx, bill := meterLookup(ctx, action, feature)
-	got, err := s.pronet.Comments(ctx, urn, page, limit)
+	got, err := s.pronet.Comments(pronet.Interactive(ctx), urn, page, limit)
 	if err != nil {
 		return nil, s.failLookup(ctx, bill, "post "+urn, ref, err)
 	}
@@ -148,7 +148,7 @@ func (s *Server) handlePostReactions(ctx context.Context, in *postReactionsInput
 	page := max(in.Body.Page, 1)
 	ref := "post:" + in.urn + ":reactions:" + strconv.Itoa(page)
 	ctx, bill := meterLookup(ctx, "POST /v1/post/engagements", credits.PostLookups)
-	got, err := s.pronet.Reactions(ctx, in.urn, page, in.Body.Limit)
+	got, err := s.pronet.Reactions(pronet.Interactive(ctx), in.urn, page, in.Body.Limit)
 	if err != nil {
 		return nil, s.failLookup(ctx, bill, "post "+in.urn, ref, err)
 	}

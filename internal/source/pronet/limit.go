@@ -151,6 +151,21 @@ func (lp *Limited) Profile(ctx context.Context, username string) (out Profile, e
 	return out, err
 }
 
+type interactiveKey struct{}
+
+// Interactive marks ctx as a call a client waits on (a live lookup): it still takes a slot and a
+// token, but it neither waits for a vendor's reset nor is held by one another call met; the
+// vendor answers it for itself, and its 429 comes back at once (the client gets Retry-After)
+// while still pausing the background callers. Without this a lookup could hang for MaxWait.
+func Interactive(ctx context.Context) context.Context {
+	return context.WithValue(ctx, interactiveKey{}, true)
+}
+
+func isInteractive(ctx context.Context) bool {
+	v, _ := ctx.Value(interactiveKey{}).(bool)
+	return v
+}
+
 // do runs call within the limits, trying it again after the vendor's reset while the waits for
 // resets stay within MaxWait and the deadline of ctx.
 func (lp *Limited) do(ctx context.Context, call func(context.Context) error) error {
@@ -185,7 +200,7 @@ func (lp *Limited) do(ctx context.Context, call func(context.Context) error) err
 			lp.notBefore = resetAt
 		}
 		lp.mu.Unlock()
-		if waitedForResets+resetAt.Sub(now) > lp.l.MaxWait || beyondDeadline(ctx, resetAt) {
+		if isInteractive(ctx) || waitedForResets+resetAt.Sub(now) > lp.l.MaxWait || beyondDeadline(ctx, resetAt) {
 			return err
 		}
 		lp.mu.Lock()
@@ -215,7 +230,7 @@ func (lp *Limited) take(ctx context.Context, paused *time.Duration) error {
 		now := lp.l.Now()
 		lp.mu.Lock()
 		notBefore := lp.notBefore
-		pause := now.Before(notBefore)
+		pause := now.Before(notBefore) && !isInteractive(ctx)
 		var at time.Time
 		switch {
 		case pause:
@@ -227,7 +242,7 @@ func (lp *Limited) take(ctx context.Context, paused *time.Duration) error {
 				reserved = false
 			}
 		case !reserved && lp.l.Rate > 0:
-			at = lp.reserveLocked(now)
+			at = lp.reserveLocked(now, !isInteractive(ctx))
 			reserved = true
 		}
 		lp.mu.Unlock()
@@ -253,12 +268,13 @@ func (lp *Limited) take(ctx context.Context, paused *time.Duration) error {
 	}
 }
 
-// reserveLocked takes the next token and says when it may be used.
-func (lp *Limited) reserveLocked(now time.Time) time.Time {
+// reserveLocked takes the next token and says when it may be used; behindReset puts it after a
+// pending vendor's reset.
+func (lp *Limited) reserveLocked(now time.Time, behindReset bool) time.Time {
 	interval := lp.interval()
 	tat := lp.tat
 	// After a vendor's reset the bucket starts empty: no burst into a vendor that just refused.
-	if tat.Before(lp.notBefore) {
+	if behindReset && tat.Before(lp.notBefore) {
 		tat = lp.notBefore
 	}
 	if tat.Before(now) {

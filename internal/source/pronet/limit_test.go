@@ -429,3 +429,43 @@ func TestLimitCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestLimitInteractive: a call a client waits on is neither held by a pending reset nor waits
+// for its own: the vendor answers it, and its 429 comes back at once and pauses the others.
+func TestLimitInteractive(t *testing.T) {
+	clock := newFakeClock()
+	start := clock.Now()
+	fp := &fakeProvider{}
+	limited := map[string]bool{"ratelimited": true}
+	fp.answer = func(ctx context.Context) error {
+		if limited[ctx.Value(nameKey{}).(string)] {
+			return &source.RateLimitError{Source: "fake", ResetAt: clock.Now().Add(30 * time.Second)}
+		}
+		return nil
+	}
+	lp := Limit(fp, Limits{MaxWait: time.Minute, Rate: 100, Burst: 5, Now: clock.Now, Sleep: clock.Sleep})
+	call := func(ctx context.Context, name string) error {
+		_, err := lp.Post(context.WithValue(ctx, nameKey{}, name), "urn")
+		return err
+	}
+	var rl *source.RateLimitError
+	if err := call(Interactive(context.Background()), "ratelimited"); !errors.As(err, &rl) || fp.calls.Load() != 1 {
+		t.Fatalf("interactive 429: err %v after %d calls, want the vendor's rate limit error after 1", err, fp.calls.Load())
+	}
+	if got := clock.Now().Sub(start); got != 0 {
+		t.Fatalf("the interactive call waited %s", got)
+	}
+	// Another interactive call is not held by the pause: the vendor answers it.
+	if err := call(Interactive(context.Background()), "ok"); err != nil || fp.calls.Load() != 2 || clock.Now() != start {
+		t.Fatalf("interactive call during the pause: err %v, %d calls, waited %s", err, fp.calls.Load(), clock.Now().Sub(start))
+	}
+	// A background call waits for the reset the interactive call met.
+	if err := call(context.Background(), "ok"); err != nil || clock.Now().Sub(start) != 30*time.Second {
+		t.Fatalf("background call: err %v, waited %s, want the 30s reset", err, clock.Now().Sub(start))
+	}
+	if st := lp.Stats(); st.RateLimited != 1 || st.Retries != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+type nameKey struct{}
