@@ -197,6 +197,12 @@ func forEachProvider(t *testing.T, body func(t *testing.T, provider string)) {
 func providerEnv(t *testing.T, engine store.Dialect, provider string, overrides map[string]string) map[string]string {
 	env := serverEnv(t, engine, overrides)
 	env["TRAWL_PRONET_PROVIDER"] = provider
+	// The sandbox is on loopback: the vendors' published rates (HarvestAPI's 5 requests a
+	// second) would only slow the tests; the limiter has its own (internal/source/pronet).
+	if _, set := overrides["TRAWL_PRONET_RATE_LIMIT"]; !set && provider != "sandbox" {
+		env["TRAWL_PRONET_RATE_LIMIT"] = "100000"
+		env["TRAWL_PRONET_CONCURRENCY"] = "64"
+	}
 	return env
 }
 
