@@ -30,6 +30,7 @@ const (
 	CodeRequestTimeout       = "REQUEST_TIMEOUT"
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	CodeQueryTooBroad        = "QUERY_TOO_BROAD"
+	CodeProviderUnsupported  = "PROVIDER_UNSUPPORTED"
 	CodeRateLimited          = "RATE_LIMITED"
 	CodeUpstream             = "UPSTREAM_ERROR"
 	CodeInternal             = "INTERNAL_ERROR"

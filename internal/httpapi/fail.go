@@ -9,6 +9,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source"
+	"github.com/trawlhq/trawl/internal/source/pronet"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -23,6 +24,7 @@ func (s *Server) fail(ctx context.Context, err error) error {
 		quota       *store.LimitError
 		rateLimited *source.RateLimitError
 		upstream    *source.UpstreamError
+		unsupported *pronet.UnsupportedError
 	)
 	switch {
 	case errors.As(err, &own):
@@ -51,6 +53,10 @@ func (s *Server) fail(ctx context.Context, err error) error {
 			e.Info.Message = e.Message
 		}
 		return e
+	case errors.As(err, &unsupported):
+		return NewAPIError(http.StatusUnprocessableEntity, CodeProviderUnsupported,
+			fmt.Sprintf("The pronet provider %s does not support %s; nothing was charged.", unsupported.Provider, unsupported.What)).
+			WithSuggestion("Leave that filter out, or run Trawl with a pronet provider that supports it (TRAWL_PRONET_PROVIDER, docs/providers.md).")
 	case errors.As(err, &rateLimited):
 		wait := max(int64(math.Ceil(rateLimited.RetryAfter(s.now()).Seconds())), 1)
 		s.log.Warn("upstream rate limited", "request_id", infoFrom(ctx).id, "error", err)

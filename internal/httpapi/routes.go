@@ -84,15 +84,15 @@ func (s *Server) routes() {
 	// registerNamed also answers each at the hosted API's path (names.go).
 	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/posts", "create-pronet-posts-search", "Searches", "Create a pronet keyword or mention search (1 credit)", write, created, alsoErrors(http.StatusForbidden, http.StatusConflict)), s.handleCreatePronetPostsSearch)
 	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/profile", "create-pronet-profile-search", "Searches", "Create a pronet profile monitor (1 credit)", write, created, alsoErrors(http.StatusForbidden, http.StatusConflict)), s.handleCreatePronetProfileSearch)
-	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/posts/preview", "preview-pronet-posts-search", "Searches", "Preview a pronet keyword search without creating it (free)", read, alsoErrors(http.StatusBadGateway)), s.handlePreviewPronetPosts)
-	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/profile/preview", "preview-pronet-profile-search", "Searches", "Preview a pronet profile monitor without creating it (free)", read, alsoErrors(http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewPronetProfile)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/posts/preview", "preview-pronet-posts-search", "Searches", "Preview a pronet keyword search without creating it (free)", read, alsoErrors(http.StatusUnprocessableEntity, http.StatusBadGateway)), s.handlePreviewPronetPosts)
+	registerNamed(api, route(http.MethodPost, "/v1/searches/pronet/profile/preview", "preview-pronet-profile-search", "Searches", "Preview a pronet profile monitor without creating it (free)", read, alsoErrors(http.StatusUnprocessableEntity, http.StatusNotFound, http.StatusBadGateway)), s.handlePreviewPronetProfile)
 	huma.Register(api, route(http.MethodGet, "/v1/searches", "list-searches", "Searches", "List saved searches", read), s.handleListSearches)
 	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}", "get-search", "Searches", "Get a saved search with its stats", read, alsoErrors(http.StatusNotFound)), s.handleGetSearch)
 	huma.Register(api, route(http.MethodPatch, "/v1/searches/{id}", "update-search", "Searches", "Update a saved search (partial)", write, alsoErrors(http.StatusNotFound)), s.handlePatchSearch)
 	huma.Register(api, route(http.MethodDelete, "/v1/searches/{id}", "delete-search", "Searches", "Delete a saved search; it stops at once", write, alsoErrors(http.StatusNotFound)), s.handleDeleteSearch)
 	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/results", "list-search-results", "Searches", "Results of a saved search, newest first, filtered by author; JSON pages or a CSV export", read, alsoErrors(http.StatusNotFound), csvOrJSON(api, resultsBody{}, "SearchResults")), s.handleSearchResults)
 	huma.Register(api, route(http.MethodGet, "/v1/searches/{id}/deliveries", "list-search-deliveries", "Searches", "Webhook deliveries of a saved search's new results, newest first", read, alsoErrors(http.StatusNotFound)), s.handleListDeliveries)
-	huma.Register(api, route(http.MethodPost, "/v1/searches/{id}/run", "run-search", "Searches", "Run a saved search now", write, alsoErrors(http.StatusNotFound, http.StatusConflict, http.StatusBadGateway)), s.handleRunSearch)
+	huma.Register(api, route(http.MethodPost, "/v1/searches/{id}/run", "run-search", "Searches", "Run a saved search now", write, alsoErrors(http.StatusUnprocessableEntity, http.StatusNotFound, http.StatusConflict, http.StatusBadGateway)), s.handleRunSearch)
 
 	// Topics.
 	topicsRead := access{permission: auth.PermTopicsRead, feature: auth.FeatureTopics}

@@ -37,9 +37,22 @@ type Provider interface {
 // offer). The API answers it with a clear error naming the provider, never an empty result.
 var ErrUnsupported = errors.New("not supported by the pronet provider")
 
+// UnsupportedError is what a provider answers for a capability its vendor lacks; it wraps
+// ErrUnsupported.
+type UnsupportedError struct {
+	Provider string
+	What     string // what cannot be done, as a gerund phrase: "searching by mentioned members"
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s: %s: %v", e.Provider, e.What, ErrUnsupported)
+}
+
+func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
+
 // Unsupported returns the error a provider gives for a capability it lacks.
 func Unsupported(provider, what string) error {
-	return fmt.Errorf("%s: %s: %w", provider, what, ErrUnsupported)
+	return &UnsupportedError{Provider: provider, What: what}
 }
 
 // ContractName is the Name of Client: the provider contract, served by the built-in sandbox
