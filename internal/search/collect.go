@@ -12,6 +12,7 @@ import (
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/microblog"
+	"github.com/trawlhq/trawl/internal/source/pronet"
 )
 
 // Repository is the persistence collection needs; the store implements it.
@@ -290,8 +291,8 @@ func (w *RunWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 		return nil
 	}
 	var rl *source.RateLimitError
-	if errors.As(err, &rl) {
-		// Rescheduled on the search itself; retrying the job would not help.
+	if errors.As(err, &rl) || errors.Is(err, pronet.ErrUnsupported) {
+		// Recorded (and rescheduled) on the search itself; retrying the job would not help.
 		return nil
 	}
 	return err

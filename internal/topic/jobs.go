@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/trawlhq/trawl/internal/source"
+	"github.com/trawlhq/trawl/internal/source/pronet"
 )
 
 // DiscoverArgs is the River job that runs one topic's discovery.
@@ -56,7 +57,8 @@ func AddWorkers(w *river.Workers, c *Collector, enqueue Enqueue) {
 // gone, not runnable, or rescheduled in the database (rate limits, credits).
 func settled(err error) bool {
 	var rl *source.RateLimitError
-	return errors.Is(err, ErrNotRunnable) || errors.Is(err, ErrGone) || errors.As(err, &rl) || isCredits(err)
+	return errors.Is(err, ErrNotRunnable) || errors.Is(err, ErrGone) || errors.As(err, &rl) || isCredits(err) ||
+		errors.Is(err, pronet.ErrUnsupported) // recorded on the topic; retrying the job cannot help
 }
 
 type discoverWorker struct {
