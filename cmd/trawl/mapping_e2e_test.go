@@ -40,8 +40,8 @@ type mappingAnswer struct {
 func TestSocialMappingOverTopicData(t *testing.T) {
 	forEachEngineAndProvider(t, func(t *testing.T, engine store.Dialect, provider string) {
 		skipFailingProvider(t, provider, map[string]string{
-			providerHarvestAPI: "creator discovery over the topic's data finds no creators (mapping_e2e_test.go:138), after 90 s",
-			providerApify:      "creator discovery over the topic's data finds no creators (mapping_e2e_test.go:138)",
+			providerHarvestAPI: "creator discovery finds no creators (mapping_e2e_test.go:138): the vendor's post items carry no author id, so topic post authors have no URN and are no person",
+			providerApify:      "creator discovery finds no creators (mapping_e2e_test.go:138): the vendor's post items carry no author id, so topic post authors have no URN and are no person",
 		})
 		ts := startServer(t, providerEnv(t, engine, provider, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_RATE_LIMIT_CUSTOM": "100000"}))
 		c := ts.Client

@@ -115,10 +115,6 @@ func intervals(es []topicEngagement) map[string]int {
 // resume; expiry after 30 days; deletion.
 func TestTopicCollectsOnItsCadence(t *testing.T) {
 	forEachEngineAndProvider(t, func(t *testing.T, engine store.Dialect, provider string) {
-		skipFailingProvider(t, provider, map[string]string{
-			providerHarvestAPI: "fails after 140 s (collection too slow for the test's waits)",
-			providerApify:      "fails after 170 s (collection too slow for the test's waits)",
-		})
 		// 07:00 UTC: the next daily rediscovery is 23 hours away.
 		start := time.Now().UTC().Truncate(24 * time.Hour).Add(-17 * time.Hour)
 		clk := clock.NewFake(start)

@@ -162,10 +162,11 @@ func openPronet(cfg *config.Config, baseURL, key string, hc *http.Client, opts O
 
 // pronetLimits are the limits of the settings over the provider's defaults. A call waits for the
 // vendor's rate-limit resets at most a quarter of the lease of the run that makes it, so that a
-// hydration that waits still ends well within its lease.
+// hydration that waits still ends well within its lease. The limiter sleeps for real, so it keeps
+// its bucket on the wall clock even when the service runs on an injected one.
 func pronetLimits(cfg *config.Config, defs providerDefaults, opts Options) pronet.Limits {
 	l := pronet.Limits{Rate: cfg.PronetRateLimit, Burst: defs.burst, Concurrency: cfg.PronetConcurrency,
-		MaxWait: cfg.SearchRunLease / 4, Now: opts.Now, Sleep: source.SleepContext}
+		MaxWait: cfg.SearchRunLease / 4, Now: opts.Now, Wall: time.Now, Sleep: source.SleepContext}
 	if l.Rate == 0 {
 		l.Rate = defs.rate
 	}

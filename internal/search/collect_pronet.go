@@ -99,7 +99,8 @@ func (c *Collector) fetchPronet(ctx context.Context, s Search, now time.Time) ([
 		if NewerID(p.URN, newest) {
 			newest = p.URN
 		}
-		if strings.HasPrefix(p.Author.URN, "urn:li:member:") && !seen[p.Author.URN] {
+		// Members on the contract, profile URNs on the vendors: either is the person's key.
+		if pronet.IsPersonURN(p.Author.URN) && !seen[p.Author.URN] {
 			seen[p.Author.URN] = true
 			authors = append(authors, PronetAuthor{URN: p.Author.URN, Username: p.Author.Username, FullName: it.Author.Name,
 				Headline: p.Author.Headline, ProfileURL: it.Author.ProfileURL, Avatar: it.Author.Avatar})

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +60,8 @@ type fakePronet struct {
 	profile  []pronet.ProfilePostsParams
 	// ignoreAfter makes the profile endpoint answer as if it had no after.
 	ignoreAfter bool
+	// profileURNs keys the authors as the vendors do (urn:li:fsd_profile:ACoAA…).
+	profileURNs bool
 }
 
 var titles = []string{"VP Sales", "CTO", "Head of Sales", "Recruiter", "Founder"}
@@ -71,8 +74,12 @@ func (f *fakePronet) posts(after time.Time) []pronet.Post {
 		}
 		n := int(t.Sub(f.start) / time.Minute)
 		a := n % 5
+		urn := "urn:li:member:" + strconv.Itoa(a)
+		if f.profileURNs {
+			urn = "urn:li:fsd_profile:ACoAA" + strconv.Itoa(a)
+		}
 		out = append(out, pronet.Post{URN: strconv.FormatUint(uint64(t.UnixMilli())<<22|uint64(n), 10), PostedDateTimestamp: t.UnixMilli(),
-			Text: "post " + strconv.Itoa(n), Author: pronet.PostAuthor{URN: "urn:li:member:" + strconv.Itoa(a), Username: "a" + strconv.Itoa(a),
+			Text: "post " + strconv.Itoa(n), Author: pronet.PostAuthor{URN: urn, Username: "a" + strconv.Itoa(a),
 				FirstName: "A", LastName: strconv.Itoa(a), Headline: titles[a]}})
 	}
 	return out
@@ -192,6 +199,25 @@ func TestPronetSearchAsksOnlyForWhatIsNew(t *testing.T) {
 	}
 	if len(fp.searches) != 1 || fp.searches[0].DatePosted != "past-24h" || fp.searches[0].Page != 1 {
 		t.Fatalf("second run asked %+v", fp.searches)
+	}
+}
+
+// TestPronetSearchNotesVendorAuthors: the vendors key people by profile URN, not member URN;
+// their authors are noted as people all the same.
+func TestPronetSearchNotesVendorAuthors(t *testing.T) {
+	d, _ := search.PronetPosts{Keywords: []string{"crm"}, TimeFrame: "past-month", MaxResults: 30}.Definition(search.Rules{})
+	c, _, fp, people, _ := newPronetFixture(search.KindPronetPosts, d)
+	fp.profileURNs = true
+	if _, err := c.Run(context.Background(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	if len(people.seen) != 5 {
+		t.Fatalf("authors noted: %+v", people.seen)
+	}
+	for _, a := range people.seen {
+		if !strings.HasPrefix(a.URN, "urn:li:fsd_profile:ACoAA") || a.Username == "" {
+			t.Errorf("author noted as %+v", a)
+		}
 	}
 }
 

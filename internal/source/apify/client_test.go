@@ -141,8 +141,7 @@ func searchFake(t *testing.T, items []any) *fakeApify {
 func TestSearchPollsThenPagesFromCachedDataset(t *testing.T) {
 	f := searchFake(t, postItems(100))
 	f.pollsBeforeDone = 3
-	c, s := newTestClient(f, goodToken)
-	c.now = time.Now // the deadline of ctx is on the real clock
+	c, s := newTestClient(f, goodToken) // its clock (t0) is far from the wall clock of ctx's deadline
 	ctx, m := metered()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -591,5 +590,27 @@ func TestProfilePostsChunks(t *testing.T) {
 	}
 	if in := f.inputs[1]; in["page"] != 6.0 || in["scrapePages"] != 5.0 {
 		t.Errorf("second chunk input = %v, want page 6 over 5 pages", in)
+	}
+}
+
+// TestWaitForFinishOnAnotherClock: the wait asked of Apify is what is left of the deadline of
+// ctx, on the real clock, whatever the injected clock says (a test's fake clock days ahead
+// or behind), and Apify's most without a deadline.
+func TestWaitForFinishOnAnotherClock(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+	}{{"days ahead", time.Now().Add(72 * time.Hour)}, {"days behind", time.Now().Add(-72 * time.Hour)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(Config{BaseURL: "http://127.0.0.1:1", Token: goodToken, Now: func() time.Time { return tc.now }})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if w := c.waitSeconds(ctx); w != 28 && w != 29 {
+				t.Errorf("waitForFinish = %d, want 29 (deadline 30 s less 1)", w)
+			}
+			if w := c.waitSeconds(context.Background()); w != maxWaitForFinish {
+				t.Errorf("without a deadline: waitForFinish = %d, want %d", w, maxWaitForFinish)
+			}
+		})
 	}
 }

@@ -184,11 +184,13 @@ func (c *Client) giveUp(ctx context.Context, actor, runID string, cause error) e
 }
 
 // waitSeconds is the waitForFinish of the next poll: Apify's most, or what is left of the
-// deadline of ctx (the job's lease) less a second to read the answer.
+// deadline of ctx (the job's lease) less a second to read the answer. A context's deadline is on
+// the real clock, not the injected one: measured against a clock days ahead, it would say no
+// time is left, and every run would be polled without waiting, a PollInterval apart.
 func (c *Client) waitSeconds(ctx context.Context) int {
 	w := maxWaitForFinish
 	if dl, ok := ctx.Deadline(); ok {
-		left := int(dl.Sub(c.now())/time.Second) - 1
+		left := int(time.Until(dl)/time.Second) - 1
 		w = min(w, left)
 	}
 	return max(w, 0)

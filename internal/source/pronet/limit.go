@@ -11,7 +11,8 @@ import (
 )
 
 // Limits are what a pronet vendor accepts from this process (TRAWL_PRONET_RATE_LIMIT,
-// TRAWL_PRONET_CONCURRENCY). Zero Now and Sleep fall back to time.Now and a real sleep.
+// TRAWL_PRONET_CONCURRENCY). Zero Now and Sleep fall back to time.Now and a real sleep; a zero
+// Wall falls back to Now.
 type Limits struct {
 	// Rate is the most requests per second; 0 is no rate limit.
 	Rate float64
@@ -23,8 +24,14 @@ type Limits struct {
 	// gives up with the vendor's *source.RateLimitError; 0 never waits for one. The waits of
 	// the token bucket are not counted: they only slow calls down, as the settings ask.
 	MaxWait time.Duration
-	Now     func() time.Time
-	Sleep   func(context.Context, time.Duration) error
+	// Now is the providers' clock, on which their RateLimitError.ResetAt is given.
+	Now func() time.Time
+	// Wall is the clock Sleep moves, on which the token bucket and the pauses are kept. It differs
+	// from Now when the service runs on an injected clock (a fake one that moves only when a test
+	// says) but sleeps for real: measured on Now, the time a sleep took would never pass and every
+	// call would wait longer than the one before.
+	Wall  func() time.Time
+	Sleep func(context.Context, time.Duration) error
 }
 
 // LimitStats are what the limiter did, for /metrics.
@@ -63,6 +70,9 @@ func Limit(p Provider, l Limits) *Limited {
 	}
 	if l.Sleep == nil {
 		l.Sleep = source.SleepContext
+	}
+	if l.Wall == nil {
+		l.Wall = l.Now
 	}
 	l.Burst = max(l.Burst, 1)
 	lp := &Limited{inner: p, l: l}
@@ -188,19 +198,17 @@ func (lp *Limited) do(ctx context.Context, call func(context.Context) error) err
 		if !errors.As(err, &rl) {
 			return err
 		}
-		now := lp.l.Now()
+		// The reset is on the providers' clock: what is left of it is a pause on the wall.
 		// A reset already past would have the call hammer the vendor: wait a little anyway.
-		resetAt := rl.ResetAt
-		if resetAt.Before(now.Add(minPause)) {
-			resetAt = now.Add(minPause)
-		}
+		now := lp.l.Wall()
+		resetAt := now.Add(max(rl.ResetAt.Sub(lp.l.Now()), minPause))
 		lp.mu.Lock()
 		lp.stats.RateLimited++
 		if resetAt.After(lp.notBefore) {
 			lp.notBefore = resetAt
 		}
 		lp.mu.Unlock()
-		if isInteractive(ctx) || waitedForResets+resetAt.Sub(now) > lp.l.MaxWait || beyondDeadline(ctx, resetAt) {
+		if isInteractive(ctx) || waitedForResets+resetAt.Sub(now) > lp.l.MaxWait || beyondDeadline(ctx, resetAt.Sub(now)) {
 			return err
 		}
 		lp.mu.Lock()
@@ -227,7 +235,7 @@ func (lp *Limited) take(ctx context.Context, paused *time.Duration) error {
 		}
 	}()
 	for {
-		now := lp.l.Now()
+		now := lp.l.Wall()
 		lp.mu.Lock()
 		notBefore := lp.notBefore
 		pause := now.Before(notBefore) && !isInteractive(ctx)
@@ -250,8 +258,8 @@ func (lp *Limited) take(ctx context.Context, paused *time.Duration) error {
 			return nil
 		}
 		d := at.Sub(now)
-		if pause && (*paused+d > lp.l.MaxWait || beyondDeadline(ctx, at)) {
-			return &source.RateLimitError{Source: lp.Name(), ResetAt: notBefore}
+		if pause && (*paused+d > lp.l.MaxWait || beyondDeadline(ctx, d)) {
+			return &source.RateLimitError{Source: lp.Name(), ResetAt: lp.l.Now().Add(d)}
 		}
 		if err := lp.l.Sleep(ctx, d); err != nil {
 			if reserved {
@@ -293,9 +301,11 @@ func (lp *Limited) unreserveLocked() { lp.tat = lp.tat.Add(-lp.interval()) }
 
 func (lp *Limited) interval() time.Duration { return time.Duration(float64(time.Second) / lp.l.Rate) }
 
-func beyondDeadline(ctx context.Context, t time.Time) bool {
+// beyondDeadline reports whether ctx ends within d. A context's deadline is on the real clock,
+// whatever clock the limiter is given.
+func beyondDeadline(ctx context.Context, d time.Duration) bool {
 	dl, ok := ctx.Deadline()
-	return ok && t.After(dl)
+	return ok && time.Until(dl) < d
 }
 
 var _ Provider = (*Limited)(nil)

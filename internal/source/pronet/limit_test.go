@@ -469,3 +469,46 @@ func TestLimitInteractive(t *testing.T) {
 }
 
 type nameKey struct{}
+
+// TestLimitOnAStoppedClock: a service on an injected clock that stands still while the limiter
+// sleeps for real keeps its bucket and pauses on the wall clock, so calls keep the rate instead
+// of each waiting longer than the one before; a vendor's reset, given on the stopped clock, is
+// a pause of what is left of it.
+func TestLimitOnAStoppedClock(t *testing.T) {
+	stopped := time.Date(2030, 6, 1, 7, 0, 0, 0, time.UTC) // days away from the wall clock
+	wall := newFakeClock()
+	fp := &fakeProvider{}
+	lp := Limit(fp, Limits{Rate: 5, Burst: 5, MaxWait: time.Minute, Now: func() time.Time { return stopped },
+		Wall: wall.Now, Sleep: wall.Sleep})
+	for range 50 {
+		if _, err := lp.Post(context.Background(), "urn"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, d := range wall.sleeps {
+		if d > 200*time.Millisecond {
+			t.Fatalf("sleep %d = %s, want at most one token's 200ms", i, d)
+		}
+	}
+	if got, want := wall.Now().Sub(newFakeClock().Now()), 9*time.Second; got != want {
+		t.Errorf("50 calls at 5/s with a burst of 5 took %s, want %s", got, want)
+	}
+
+	limited := true
+	fp.answer = func(context.Context) error {
+		if limited {
+			limited = false
+			return &source.RateLimitError{Source: "fake", ResetAt: stopped.Add(30 * time.Second)}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	before := wall.Now()
+	if _, err := lp.Post(ctx, "urn"); err != nil {
+		t.Fatal(err)
+	}
+	if got := wall.Now().Sub(before); got < 30*time.Second || got > 31*time.Second {
+		t.Errorf("paused %s for a reset 30 s away on the providers' clock", got)
+	}
+}

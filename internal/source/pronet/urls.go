@@ -190,6 +190,21 @@ var (
 
 const memberURNPrefix = "urn:li:member:"
 
+// profileURNPrefix is the vendors' person key (HarvestAPI, Apify): they give no numeric member
+// ids, only LinkedIn's encoded profile ids (ACoAA…).
+const profileURNPrefix = "urn:li:fsd_profile:"
+
+// IsPersonURN reports whether urn names a person: a member URN (the contract's) or a profile URN
+// (the vendors'). Company pages and empty URNs are not people.
+func IsPersonURN(urn string) bool {
+	for _, prefix := range []string{memberURNPrefix, profileURNPrefix} {
+		if id, ok := strings.CutPrefix(urn, prefix); ok && id != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // ParseMemberURN checks a member URN as POST /v1/profile/enrich returns it in pronet_urn
 // (urn:li:member:<id>, the id 1-19 digits) and returns it canonical: the prefix in lower case,
 // the id without leading zeros.

@@ -132,3 +132,19 @@ func FuzzParsePostURN(f *testing.F) {
 		}
 	})
 }
+
+func TestIsPersonURN(t *testing.T) {
+	for urn, want := range map[string]bool{
+		"urn:li:member:123":                      true,
+		"urn:li:fsd_profile:ACoAACBUX2SyXOiIBBB": true,
+		"urn:li:member:":                         false,
+		"urn:li:fsd_profile:":                    false,
+		"urn:li:company:42":                      false,
+		"":                                       false,
+		"ACoAACBUX2SyXOiIBBB":                    false,
+	} {
+		if got := pronet.IsPersonURN(urn); got != want {
+			t.Errorf("IsPersonURN(%q) = %v, want %v", urn, got, want)
+		}
+	}
+}
