@@ -39,10 +39,6 @@ type mappingAnswer struct {
 // charged one credit per result.
 func TestSocialMappingOverTopicData(t *testing.T) {
 	forEachEngineAndProvider(t, func(t *testing.T, engine store.Dialect, provider string) {
-		skipFailingProvider(t, provider, map[string]string{
-			providerHarvestAPI: "creator discovery finds no creators (mapping_e2e_test.go:138): the vendor's post items carry no author id, so topic post authors have no URN and are no person",
-			providerApify:      "creator discovery finds no creators (mapping_e2e_test.go:138): the vendor's post items carry no author id, so topic post authors have no URN and are no person",
-		})
 		ts := startServer(t, providerEnv(t, engine, provider, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_RATE_LIMIT_CUSTOM": "100000"}))
 		c := ts.Client
 		var tp topicView

@@ -291,8 +291,12 @@ func agoText(t, now time.Time) string {
 
 // vendorPost renders a post in HarvestAPI's PostShort shape.
 func (s *Sandbox) vendorPost(p PronetPost, now time.Time, sparse bool) map[string]any {
+	// The vendor's post author has no id member; its profile link carries the member's
+	// ACoAA… id, as LinkedIn's own links do.
+	authorURL := strings.TrimSuffix(p.Author.PronetURL(), "/") + "?miniProfileUrn=" +
+		url.QueryEscape("urn:li:fsd_profile:"+s.world.vendorProfileID(p.Author))
 	author := map[string]any{"type": "profile", "publicIdentifier": p.Author.PronetUsername, "universalName": nil,
-		"name": p.Author.FullName(), "linkedinUrl": p.Author.PronetURL(), "website": nil, "websiteLabel": nil}
+		"name": p.Author.FullName(), "linkedinUrl": authorURL, "website": nil, "websiteLabel": nil}
 	avatar, info := p.Author.Avatar(), p.Author.Headline
 	if c := p.Company; c != nil {
 		author = map[string]any{"type": "company", "publicIdentifier": nil, "universalName": c.Slug, "name": c.Name,
