@@ -143,6 +143,12 @@ func (s *Sandbox) apifyHandler() http.Handler {
 			apifyError(w, http.StatusUnauthorized, "token-not-valid", "Authentication token is not valid")
 			return
 		}
+		// As the contract's server does, so that tests see what a client asked for; a run's
+		// actor and input are logged when it starts (apifyStartRun). The query never holds the
+		// token here: a ?token= is dropped from the line.
+		q := r.URL.Query()
+		q.Del("token")
+		s.logger.Debug("sandbox apify request", "method", r.Method, "path", r.URL.Path, "query", q.Encode())
 		mux.ServeHTTP(w, r)
 	})
 }
@@ -164,6 +170,7 @@ func (s *Sandbox) apifyStartRun(w http.ResponseWriter, r *http.Request) (*apifyR
 		return nil, false
 	}
 	in := map[string]any{}
+	s.logger.Debug("sandbox apify run", "actor", actor.name, "input", string(body))
 	if strings.TrimSpace(string(body)) != "" {
 		if err := json.Unmarshal(body, &in); err != nil || in == nil {
 			apifyError(w, http.StatusBadRequest, "invalid-input", "Input is not valid: the input must be a JSON object")

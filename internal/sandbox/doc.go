@@ -52,7 +52,8 @@
 // offline: HarvestAPI's REST API under /harvestapi (GET /linkedin/post-search, profile-posts,
 // company-posts, post, post-comments, post-reactions, profile and test; X-API-KEY; the envelope
 // with element, or elements and pagination; pages of 50 search posts, 20 profile or company posts,
-// 20 comments, 100 reactions; page or paginationToken), and Apify's API v2 under /apify running
+// 20 comments, 100 reactions; page or paginationToken; a page past the end is empty, and only the
+// search stops at page 100), and Apify's API v2 under /apify running
 // HarvestAPI's actors (harvestapi~linkedin-post-search, -profile-posts, -post-comments,
 // -post-reactions, -profile; run-sync-get-dataset-items, runs polled with waitForFinish, abort,
 // dataset items, users/me). Items carry the HarvestAPI shapes (PostShort, PostComment,
@@ -63,4 +64,9 @@
 // item is a string, a single object's id an object) and sparse-… (optional fields left out); a
 // key or token starting with "invalid" gets a 401. In an actor input missing-… pushes no item,
 // error-… fails the run (run-sync answers 400 run-failed) and ratelimited-/throttled- get a 429.
+//
+// At debug level each protocol logs what a client asked for, which is how the end-to-end tests
+// see a run's upstream calls: "sandbox pronet request" and "sandbox harvestapi request" (path,
+// query), "sandbox apify request" (method, path, query without a token) and "sandbox apify run"
+// (the actor and its input as sent).
 package sandbox

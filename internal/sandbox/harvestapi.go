@@ -21,7 +21,7 @@ const (
 	hvPostsPageSize     = 20
 	hvCommentsPageSize  = 20
 	hvReactionsPageSize = 100
-	hvMaxPage           = 100 // LinkedIn's search stops at page 100
+	hvMaxSearchPage     = 100 // LinkedIn's search stops at page 100; other lists page on
 )
 
 // hvCost is what a call costs at HarvestAPI (USD, the envelope's cost): the sandbox's own
@@ -54,6 +54,9 @@ func (s *Sandbox) harvestAPIHandler() http.Handler {
 			s.hvError(w, r, http.StatusUnauthorized, "Unauthorized", "Invalid or missing API key")
 			return
 		}
+		// As the contract's server does: tests (and people building against the sandbox) see
+		// what a client asked for.
+		s.logger.Debug("sandbox harvestapi request", "path", r.URL.Path, "query", r.URL.RawQuery)
 		mux.ServeHTTP(w, r)
 	})
 }
@@ -116,12 +119,17 @@ func firstParam(q url.Values, names ...string) (string, string) {
 	return "", ""
 }
 
-// hvPaging reads page (1-100) and paginationToken; the token, when given, wins over page.
-func (s *Sandbox) hvPaging(w http.ResponseWriter, r *http.Request) (page int, tok *xToken, ok bool) {
+// hvPaging reads page (from 1; at most maxPage when not 0) and paginationToken; the token,
+// when given, wins over page. A page past the end of a list is an empty page.
+func (s *Sandbox) hvPaging(w http.ResponseWriter, r *http.Request, maxPage int) (page int, tok *xToken, ok bool) {
 	q := r.URL.Query()
 	page, ok = intParam(q, "page", 1, 1)
-	if !ok || page > hvMaxPage {
-		s.hvError(w, r, http.StatusBadRequest, "Bad Request", "page must be an integer from 1 to 100")
+	if !ok || maxPage > 0 && page > maxPage {
+		msg := "page must be an integer >= 1"
+		if maxPage > 0 {
+			msg = fmt.Sprintf("page must be an integer from 1 to %d", maxPage)
+		}
+		s.hvError(w, r, http.StatusBadRequest, "Bad Request", msg)
 		return 0, nil, false
 	}
 	if raw := q.Get("paginationToken"); raw != "" {
@@ -179,7 +187,7 @@ func offsetPage[T any](all []T, page, size int, tok *xToken) ([]T, string) {
 func (s *Sandbox) hvPostSearch(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	q := r.URL.Query()
-	page, tok, ok := s.hvPaging(w, r)
+	page, tok, ok := s.hvPaging(w, r, hvMaxSearchPage)
 	if !ok {
 		return
 	}
@@ -244,7 +252,7 @@ func splitList(v string) []string {
 func (s *Sandbox) hvAuthorPosts(w http.ResponseWriter, r *http.Request, company bool) {
 	now := s.now()
 	q := r.URL.Query()
-	page, tok, ok := s.hvPaging(w, r)
+	page, tok, ok := s.hvPaging(w, r, 0)
 	if !ok {
 		return
 	}
@@ -346,7 +354,7 @@ func (s *Sandbox) hvPost(w http.ResponseWriter, r *http.Request) {
 func (s *Sandbox) hvComments(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	q := r.URL.Query()
-	page, tok, ok := s.hvPaging(w, r)
+	page, tok, ok := s.hvPaging(w, r, 0)
 	if !ok {
 		return
 	}
@@ -376,7 +384,7 @@ func (s *Sandbox) hvComments(w http.ResponseWriter, r *http.Request) {
 
 func (s *Sandbox) hvReactions(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
-	page, tok, ok := s.hvPaging(w, r)
+	page, tok, ok := s.hvPaging(w, r, 0)
 	if !ok {
 		return
 	}

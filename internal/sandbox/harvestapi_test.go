@@ -331,3 +331,30 @@ func TestHarvestAPIDeterministic(t *testing.T) {
 		t.Fatal("same seed and clock gave different bytes")
 	}
 }
+
+// A page past the end of a list is an empty page with the list's pagination; only the search
+// stops at page 100, as LinkedIn's does.
+func TestHarvestAPIPagePastTheEnd(t *testing.T) {
+	s := newTest(t, 8, testNow)
+	h := s.Handler()
+	id := idString(engagedPost(t, s).URN)
+	for _, tc := range []struct {
+		path string
+		size float64
+	}{
+		{"post-reactions?post=" + id, hvReactionsPageSize},
+		{"post-comments?post=" + id, hvCommentsPageSize},
+		{"profile-posts?profile=jane-doe", hvPostsPageSize},
+		{"company-posts?companyUniversalName=" + s.World().Companies()[3].Slug, hvPostsPageSize},
+	} {
+		first := obj(hvGet(t, h, tc.path, 200)["pagination"])
+		v := hvGet(t, h, tc.path+"&page=1000", 200)
+		pg := obj(v["pagination"])
+		if els, ok := v["elements"].([]any); !ok || len(els) != 0 || pg["totalElements"] != first["totalElements"] ||
+			pg["pageNumber"] != float64(1000) || pg["paginationToken"] != nil || pg["pageSize"] != tc.size || first["totalElements"] == float64(0) {
+			t.Errorf("%s page 1000: elements %v, pagination %v (page 1: %v)", tc.path, v["elements"], pg, first)
+		}
+	}
+	hvGet(t, h, "post-search?search=sales&page=100", 200)
+	hvGet(t, h, "post-search?search=sales&page=101", 400)
+}

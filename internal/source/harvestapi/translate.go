@@ -119,7 +119,7 @@ func PostFromItem(raw json.RawMessage) (pronet.Post, error) {
 	p := pronet.Post{
 		Text:       string(v.Content),
 		EntityType: "post",
-		PostURL:    string(v.LinkedinURL),
+		PostURL:    postURL(urn),
 		PostedAt:   string(v.PostedAt.AgoShort),
 		URN:        urn,
 		Author:     postAuthor(v.Author),
@@ -128,9 +128,6 @@ func PostFromItem(raw json.RawMessage) (pronet.Post, error) {
 		Image:      images(v.PostImages),
 		Document:   document(v.Document),
 		Reposted:   v.Repost != nil || v.RepostID != "",
-	}
-	if p.PostURL == "" {
-		p.PostURL = "https://www.linkedin.com/feed/update/urn:li:activity:" + urn + "/"
 	}
 	if t, ok := postedTime(v.PostedAt); ok {
 		p.PostedDateTimestamp = t.UnixMilli()
@@ -157,6 +154,14 @@ func PostFromItem(raw json.RawMessage) (pronet.Post, error) {
 		p.ResharedPost = reshared(*v.Repost)
 	}
 	return p, nil
+}
+
+// postURL is the post's canonical URL, as the contract gives it. The vendor's linkedinUrl is
+// often the share form (/posts/<author>_<words>-activity-<id>-<suffix>), an alias of the same
+// post: the canonical one keeps a post's URL (a result's content.url, a workflow's post_url)
+// the same whichever provider read it.
+func postURL(urn string) string {
+	return "https://www.linkedin.com/feed/update/urn:li:activity:" + urn + "/"
 }
 
 // postedDateLayout is the contract's postedDate as the sandbox writes it.

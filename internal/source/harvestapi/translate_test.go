@@ -18,7 +18,7 @@ func TestPostFromItem(t *testing.T) {
 	a := p.Author
 	if p.URN != "7330988768578920448" || p.Text != "I'm #hiring Go engineers" || p.EntityType != "post" || p.PostedAt != "1d" ||
 		p.PostedDateTimestamp != ts.UnixMilli() || p.PostedDate != "2025-05-21T16:12:05.614Z" ||
-		p.PostURL != "https://www.linkedin.com/posts/nickbennett05_hiring-activity-7330988768578920448-Je01" {
+		p.PostURL != "https://www.linkedin.com/feed/update/urn:li:activity:7330988768578920448/" {
 		t.Errorf("post = %+v", p)
 	}
 	if a.FirstName != "Nick" || a.LastName != "Bennett" || a.Username != "nickbennett05" || a.URL != "https://www.linkedin.com/in/nickbennett05" ||
@@ -33,8 +33,16 @@ func TestPostFromItem(t *testing.T) {
 		p.Company.Name != "" || p.ResharedPost != nil || p.Reposted {
 		t.Errorf("media = %+v %+v %+v", p.Image, p.Video, p.Article)
 	}
-	if it := p.Item(ts); it.Author.ProfileURL != "https://www.linkedin.com/in/nickbennett05" || it.Engagement.Likes != 13 || len(it.Content.Media) != 2 {
+	// The result item is in the standard shape, its URL the canonical one, not the share URL
+	// the vendor sent.
+	if it := p.Item(ts); it.Author.ProfileURL != "https://www.linkedin.com/in/nickbennett05" || it.Engagement.Likes != 13 || len(it.Content.Media) != 2 ||
+		it.Content.URL != "https://www.linkedin.com/feed/update/urn:li:activity:7330988768578920448/" || it.Engagement.Shares == nil {
 		t.Errorf("item = %+v", it)
+	}
+	// Without an id the post is known by its share URL, and still gets the canonical one.
+	p, err = harvestapi.PostFromItem(json.RawMessage(`{"linkedinUrl": "https://www.linkedin.com/posts/jane-doe_sales-activity-7330988768578920448-oXya", "content": "x"}`))
+	if err != nil || p.URN != "7330988768578920448" || p.PostURL != "https://www.linkedin.com/feed/update/urn:li:activity:7330988768578920448/" {
+		t.Errorf("post by share URL = %+v, %v", p, err)
 	}
 }
 
