@@ -206,11 +206,3 @@ func providerEnv(t *testing.T, engine store.Dialect, provider string, overrides 
 	return env
 }
 
-// skipFailingProvider skips a vendor variant that fails for a known reason recorded in the
-// report of issue 37, so that main stays green until the adapter or sandbox is fixed.
-func skipFailingProvider(t *testing.T, provider string, reasons map[string]string) {
-	t.Helper()
-	if why, ok := reasons[provider]; ok {
-		t.Skip(provider + ": " + why + "; see report")
-	}
-}
