@@ -205,4 +205,3 @@ func providerEnv(t *testing.T, engine store.Dialect, provider string, overrides 
 	}
 	return env
 }
-
