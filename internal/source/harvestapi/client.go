@@ -108,25 +108,17 @@ type pagination struct {
 // envelope is the vendor's BaseApiResponse with element (one item) or elements and
 // pagination (a list). Items stay raw so that one bad item does not spoil the page.
 type envelope struct {
-	Status     num             `json:"status"`
-	Error      json.RawMessage `json:"error"`
-	Message    str             `json:"message"`
-	Element    json.RawMessage `json:"element"`
-	Elements   json.RawMessage `json:"elements"`
-	Pagination *pagination     `json:"pagination"`
+	Status     num               `json:"status"`
+	Error      json.RawMessage   `json:"error"`
+	Message    str               `json:"message"`
+	Element    json.RawMessage   `json:"element"`
+	Elements   []json.RawMessage `json:"elements"` // items decoded one by one: a bad one is skipped
+	Pagination *pagination       `json:"pagination"`
 }
 
-// items splits elements into its items; elements that is not a list is a decode error.
-func (e envelope) items() ([]json.RawMessage, error) {
-	if len(e.Elements) == 0 || string(e.Elements) == "null" {
-		return nil, nil
-	}
-	var out []json.RawMessage
-	if err := json.Unmarshal(e.Elements, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
+// items are the list's items, each still to decode (elements that is not a list fails the
+// envelope's decoding).
+func (e envelope) items() ([]json.RawMessage, error) { return e.Elements, nil }
 
 // failed reports whether a 200 carries an error (a message alone does not count).
 func (e envelope) failed() bool {

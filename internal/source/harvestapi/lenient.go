@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The vendor's items come from scraped pages: fields are null, missing, or a number one day
@@ -20,6 +21,8 @@ func (s *str) UnmarshalJSON(b []byte) error {
 	switch {
 	case len(b) == 0 || string(b) == "null":
 		*s = ""
+	case b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b):
+		*s = str(b[1 : len(b)-1]) // no escapes: the decoder has checked the rest
 	case b[0] == '"':
 		var v string
 		if err := json.Unmarshal(b, &v); err != nil {
