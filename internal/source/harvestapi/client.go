@@ -116,10 +116,6 @@ type envelope struct {
 	Pagination *pagination       `json:"pagination"`
 }
 
-// items are the list's items, each still to decode (elements that is not a list fails the
-// envelope's decoding).
-func (e envelope) items() ([]json.RawMessage, error) { return e.Elements, nil }
-
 // failed reports whether a 200 carries an error (a message alone does not count).
 func (e envelope) failed() bool {
 	switch strings.TrimSpace(string(e.Error)) {

@@ -71,10 +71,7 @@ func (c *Client) engagementPage(ctx context.Context, path, op, postURN string, p
 		if err != nil {
 			return nil, nil, err
 		}
-		items, err := env.items()
-		if err != nil {
-			return nil, nil, decodeErr(err)
-		}
+		items := env.Elements
 		c.bill(ctx, op, len(items))
 		return items, env.Pagination, nil
 	}

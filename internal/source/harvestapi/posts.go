@@ -73,10 +73,7 @@ func (c *Client) ProfilePosts(ctx context.Context, p pronet.ProfilePostsParams) 
 	if err != nil {
 		return nil, "", fmt.Errorf("harvestapi: profile %q posts: %w", p.Username, err)
 	}
-	raw, err := env.items()
-	if err != nil {
-		return nil, "", fmt.Errorf("harvestapi: profile %q posts: %w", p.Username, decodeErr(err))
-	}
+	raw := env.Elements
 	c.bill(ctx, pronet.OpProfilePosts, len(raw))
 	posts := postsPage(raw)
 	vp := vendorPage{items: raw, pag: env.Pagination}
@@ -154,10 +151,7 @@ func (c *Client) CompanyPosts(ctx context.Context, companySlug string) ([]pronet
 		if err != nil {
 			return nil, fmt.Errorf("harvestapi: company %q posts: %w", companySlug, err)
 		}
-		items, err := env.items()
-		if err != nil {
-			return nil, fmt.Errorf("harvestapi: company %q posts: %w", companySlug, decodeErr(err))
-		}
+		items := env.Elements
 		c.bill(ctx, pronet.OpCompanyPosts, len(items))
 		raw = append(raw, items...)
 		vp := vendorPage{items: items, pag: env.Pagination}
@@ -227,12 +221,8 @@ func (c *Client) SearchPosts(ctx context.Context, p pronet.SearchParams) (pronet
 		if err != nil {
 			return nil, nil, err
 		}
-		items, err := env.items()
-		if err != nil {
-			return nil, nil, decodeErr(err)
-		}
-		c.bill(ctx, pronet.OpSearch, len(items))
-		return items, env.Pagination, nil
+		c.bill(ctx, pronet.OpSearch, len(env.Elements))
+		return env.Elements, env.Pagination, nil
 	}
 	raw, total, err := window(ctx, fetch, postsPageSize, (page-1)*pronet.SearchPageSize, pronet.SearchPageSize)
 	if err != nil {
