@@ -80,3 +80,42 @@ func (rc *runCache) len() int {
 	defer rc.mu.Unlock()
 	return rc.order.Len()
 }
+
+// flights are the runs under way, by cache key: a call that asks for the input of a run in
+// progress waits for it instead of running (and paying for) the actor a second time.
+type flights struct {
+	mu     sync.Mutex
+	m      map[string]chan struct{}
+	shared int // calls that waited for another's run rather than starting one
+}
+
+// join returns the channel closed when the run of key ends, and whether the caller is to run it.
+func (f *flights) join(key string) (done chan struct{}, leader bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if done, ok := f.m[key]; ok {
+		f.shared++
+		return done, false
+	}
+	if f.m == nil {
+		f.m = map[string]chan struct{}{}
+	}
+	done = make(chan struct{})
+	f.m[key] = done
+	return done, true
+}
+
+// leave ends the run of key: the callers waiting for it look in the cache again.
+func (f *flights) leave(key string, done chan struct{}) {
+	f.mu.Lock()
+	delete(f.m, key)
+	f.mu.Unlock()
+	close(done)
+}
+
+// sharedRuns is how many calls waited for another's run rather than starting one.
+func (f *flights) sharedRuns() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.shared
+}

@@ -55,6 +55,7 @@ type Client struct {
 	actors map[string]string
 	poll   time.Duration
 	runs   *runCache
+	flight flights
 }
 
 // New returns a Client for cfg.

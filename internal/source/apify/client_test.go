@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -612,5 +613,51 @@ func TestWaitForFinishOnAnotherClock(t *testing.T) {
 				t.Errorf("without a deadline: waitForFinish = %d, want %d", w, maxWaitForFinish)
 			}
 		})
+	}
+}
+
+// TestConcurrentCallsShareARun: a call asking for the input of a run under way waits for it and
+// reads its dataset; the actor runs (and is paid for) once.
+func TestConcurrentCallsShareARun(t *testing.T) {
+	f := searchFake(t, postItems(100))
+	f.pollsBeforeDone = 1
+	entered, release := make(chan struct{}), make(chan struct{})
+	c := New(Config{BaseURL: f.srv.URL, Token: goodToken, HTTP: f.srv.Client(), Now: func() time.Time { return t0 },
+		PollInterval: time.Second, Sleep: func(ctx context.Context, _ time.Duration) error {
+			entered <- struct{}{} // the leader is between two polls of its run
+			<-release
+			return nil
+		}})
+	params := func(page int) pronet.SearchParams {
+		return pronet.SearchParams{Keywords: `"crm"`, DatePosted: pronet.DatePastWeek, Page: page}
+	}
+	ctx, m := metered()
+	type result struct {
+		page pronet.SearchPage
+		err  error
+	}
+	first, second := make(chan result, 1), make(chan result, 1)
+	go func() { p, err := c.SearchPosts(ctx, params(1)); first <- result{p, err} }()
+	<-entered
+	go func() { p, err := c.SearchPosts(ctx, params(2)); second <- result{p, err} }()
+	for deadline := time.Now().Add(10 * time.Second); c.flight.sharedRuns() == 0; runtime.Gosched() {
+		if time.Now().After(deadline) { // the second call started a run of its own
+			close(release)
+			t.Fatalf("the second call did not wait for the run under way (runs %d)", f.starts["harvestapi~linkedin-post-search"])
+		}
+	}
+	close(release)
+	a, b := <-first, <-second
+	if a.err != nil || b.err != nil {
+		t.Fatalf("errors %v, %v", a.err, b.err)
+	}
+	if f.starts["harvestapi~linkedin-post-search"] != 1 {
+		t.Errorf("runs = %d, want 1", f.starts["harvestapi~linkedin-post-search"])
+	}
+	if len(a.page.Items) != 10 || len(b.page.Items) != 10 || a.page.Items[0].URN == b.page.Items[0].URN {
+		t.Errorf("pages %d and %d items, first %s and %s", len(a.page.Items), len(b.page.Items), a.page.Items[0].URN, b.page.Items[0].URN)
+	}
+	if m.Calls() != 1 {
+		t.Errorf("billed %d times, want once", m.Calls())
 	}
 }

@@ -84,10 +84,29 @@ func (c *Client) page(ctx context.Context, op string, input any, maxItems, offse
 		return nil, 0, fmt.Errorf("apify: encode input: %w", err)
 	}
 	key := op + "\x00" + string(b)
-	if ref, ok := c.runs.get(key); ok {
-		items, _, err := c.datasetItems(ctx, ref.ID, offset, limit)
-		return items, ref.Total, err
+	for {
+		if ref, ok := c.runs.get(key); ok {
+			items, _, err := c.datasetItems(ctx, ref.ID, offset, limit)
+			return items, ref.Total, err
+		}
+		done, leader := c.flight.join(key)
+		if leader {
+			items, total, err := c.runPage(ctx, op, key, input, maxItems, offset, limit)
+			c.flight.leave(key, done)
+			return items, total, err
+		}
+		// The same run is under way for another call: its dataset will be cached (or, if it
+		// failed, this call runs the actor itself).
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, 0, fmt.Errorf("apify: wait for a run under way: %w", ctx.Err())
+		}
 	}
+}
+
+// runPage runs the actor on input, caches its dataset under key and reads a page of it.
+func (c *Client) runPage(ctx context.Context, op, key string, input any, maxItems, offset, limit int) ([]json.RawMessage, int, error) {
 	actor := c.actor(op)
 	var run actorRun
 	if err := c.onceMore(ctx, func() (err error) {
