@@ -40,12 +40,12 @@ func New(cfg Config) *Client {
 }
 
 // envelope is every provider answer: {success, message, data}; profile posts add a top-level
-// paginationToken.
+// paginationToken. Data holds a pointer to where get decodes the data, in the same pass.
 type envelope struct {
-	Success         *bool           `json:"success"`
-	Message         string          `json:"message"`
-	Data            json.RawMessage `json:"data"`
-	PaginationToken *string         `json:"paginationToken"`
+	Success         *bool   `json:"success"`
+	Message         string  `json:"message"`
+	Data            any     `json:"data"`
+	PaginationToken *string `json:"paginationToken"`
 }
 
 // get sends GET base+path?q and decodes the envelope's data into out.
@@ -66,7 +66,7 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) (e
 	if err != nil {
 		return envelope{}, err
 	}
-	var env envelope
+	env := envelope{Data: out} // data: null leaves out as it was (nothing found on this page)
 	decodeErr := json.Unmarshal(resp.Body, &env)
 	if resp.Status != http.StatusOK {
 		msg := env.Message
@@ -81,12 +81,6 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) (e
 	if env.Success != nil && !*env.Success {
 		return envelope{}, &source.UpstreamError{Source: SourceName, Status: resp.Status,
 			Err: fmt.Errorf("provider reported failure: %s", env.Message)}
-	}
-	if len(env.Data) == 0 || string(env.Data) == "null" {
-		return env, nil // out keeps its zero value: no data means nothing found on this page
-	}
-	if err := json.Unmarshal(env.Data, out); err != nil {
-		return envelope{}, source.DecodeError(SourceName, resp.Status, err)
 	}
 	return env, nil
 }
