@@ -94,8 +94,10 @@ func (sandboxCmd) Run(cfg *config.Config, e env) error {
 		return fmt.Errorf("start sandbox on %s (TRAWL_ADDR): %w", cfg.Addr, err)
 	}
 	defer srv.Close()
-	fmt.Fprintf(e.stdout, "Sandbox (seed %d) is listening:\n  TRAWL_MICROBLOG_API_URL=%s\n  TRAWL_PRONET_API_URL=%s\n  TRAWL_ENRICH_API_URL=%s\n  TRAWL_LLM_API_URL=%s\nAny non-empty token or key is accepted.\n",
-		cfg.SandboxSeed, srv.MicroblogURL(), srv.PronetURL(), srv.EnrichURL(), srv.LLMURL())
+	fmt.Fprintf(e.stdout, "Sandbox (seed %d) is listening:\n  TRAWL_MICROBLOG_API_URL=%s\n  TRAWL_PRONET_API_URL=%s\n"+
+		"    (with TRAWL_PRONET_PROVIDER=harvestapi: %s; with apify: %s)\n  TRAWL_ENRICH_API_URL=%s\n  TRAWL_LLM_API_URL=%s\n"+
+		"Any non-empty token or key is accepted (a pronet key that starts with \"invalid\" is refused, to try a wrong one).\n",
+		cfg.SandboxSeed, srv.MicroblogURL(), srv.PronetURL(), srv.HarvestAPIURL(), srv.ApifyURL(), srv.EnrichURL(), srv.LLMURL())
 	<-e.ctx.Done()
 	return nil
 }
