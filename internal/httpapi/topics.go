@@ -474,7 +474,8 @@ type creditsSummaryOut struct {
 	BilledEngagementsCount      int64             `json:"billed_engagements_count"`
 	LastChargedAt               *string           `json:"last_charged_at"`
 	EngagementCreditsByInterval []intervalCredits `json:"engagement_credits_by_interval"`
-	UpstreamCost                string            `json:"upstream_cost_usd" doc:"What the topic's collection cost at the vendor in the period, in USD with 6 decimals (a Trawl addition): its discoveries, and its even share of the hydrations of the posts it links (as credits are split), failed calls the vendor billed included." example:"0.086000"`
+	UpstreamCost                string            `json:"upstream_cost_usd" doc:"What the topic's collection cost at the vendor in the period, in USD with 6 decimals (a Trawl addition): its discoveries, its even share of the hydrations of the posts it links (as credits are split) and of the profile reads of its people (profiles_upstream_cost_usd), failed calls the vendor billed included." example:"0.086000"`
+	ProfilesUpstreamCost        string            `json:"profiles_upstream_cost_usd" doc:"The part of upstream_cost_usd that reading the profiles of the topic's engagers and post authors cost, its even share of each read with the other active topics showing the person (a Trawl addition; no credits and no interval of engagement_credits_by_interval)." example:"0.008000"`
 }
 
 func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSummaryInput) (*creditsSummaryReply, error) {
@@ -508,6 +509,7 @@ func (s *Server) handleTopicCreditsSummary(ctx context.Context, in *creditsSumma
 				UpstreamCost: source.Micros(cost.ByInterval[iv]).USD()})
 	}
 	out.UpstreamCost = source.Micros(cost.Total).USD()
+	out.ProfilesUpstreamCost = source.Micros(cost.ByInterval[topic.ProfileReads]).USD()
 	r := &creditsSummaryReply{}
 	r.Body.Envelope = reply("Topic credits summary", out).Body
 	r.Body.Period, r.Body.AllocationMethod = out.Period, out.AllocationMethod

@@ -33,6 +33,7 @@ const (
 	priceSearch       = 1000
 	priceReactions    = 301
 	priceComments     = 200
+	priceProfile      = 4001
 )
 
 // costlyPronet is a pronet.Provider that bills every call at a known price, the failed
@@ -42,6 +43,8 @@ type costlyPronet struct {
 	billed source.Micros
 	// failComments names the post whose comments fail (after its call was billed).
 	failComments string
+	// missingProfile names the member whose profile is not found (after its call was billed).
+	missingProfile string
 }
 
 func (f *costlyPronet) bill(ctx context.Context, m source.Micros) {
@@ -95,7 +98,7 @@ func (f *costlyPronet) SearchPosts(ctx context.Context, p pronet.SearchParams) (
 
 func (f *costlyPronet) Reactions(ctx context.Context, urn string, page, _ int) (pronet.ReactionsPage, error) {
 	f.bill(ctx, priceReactions)
-	return pronet.ReactionsPage{Items: []pronet.Reactor{{URN: "urn:li:member:90", FullName: "Ann Lee", Headline: "RevOps", ReactionType: "LIKE"}},
+	return pronet.ReactionsPage{Items: []pronet.Reactor{{URN: "urn:li:member:90", Username: "ann-lee", FullName: "Ann Lee", Headline: "RevOps", ReactionType: "LIKE"}},
 		Total: 1, TotalPage: 1, CurrentPage: page}, nil
 }
 
@@ -105,19 +108,25 @@ func (f *costlyPronet) Comments(ctx context.Context, urn string, page, _ int) (p
 		return pronet.CommentsPage{}, errors.New("costly: comments unavailable")
 	}
 	return pronet.CommentsPage{Comments: pronet.List[pronet.Comment]{{URN: "urn:li:comment:" + urn, Text: "agreed", CreatedAt: time.Now().Add(-time.Minute).UnixMilli(),
-		Author: pronet.CommentAuthor{Name: "Bo Ng", URN: "urn:li:member:91", Title: "RevOps"}}}, Total: 1, TotalPage: 1, CurrentPage: page}, nil
+		Author: pronet.CommentAuthor{Name: "Bo Ng", URN: "urn:li:member:91", Username: "bo-ng", Title: "RevOps"}}}, Total: 1, TotalPage: 1, CurrentPage: page}, nil
 }
 
-func (f *costlyPronet) Profile(context.Context, string) (pronet.Profile, error) {
-	return pronet.Profile{}, errors.New("costly: not used")
+func (f *costlyPronet) Profile(ctx context.Context, username string) (pronet.Profile, error) {
+	f.bill(ctx, priceProfile)
+	if username == f.missingProfile {
+		return pronet.Profile{}, fmt.Errorf("costly: profile %s: %w", username, source.ErrNotFound)
+	}
+	return pronet.Profile{Username: username, FirstName: "F", LastName: username, Headline: "RevOps"}, nil
 }
 
 var _ pronet.Provider = (*costlyPronet)(nil)
 
 // TestUpstreamCostIsRecorded drives a lookup, a failed lookup, a pronet saved search's run
 // and the collection of two topics sharing their posts (a hydration failing after billed
-// calls) through a vendor with known prices: the ledger, GET /v1/usage, the hosted ledger
-// and the topic credits summary show what the vendor billed, to the micro.
+// calls), and the profile reads of the search's authors and of the topics' engagers (one
+// not found, billed all the same), through a vendor with known prices: the ledger,
+// GET /v1/usage, the hosted ledger and the topic credits summary show what the vendor
+// billed, to the micro.
 func TestUpstreamCostIsRecorded(t *testing.T) {
 	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) { testUpstreamCost(t, engine) })
@@ -169,7 +178,7 @@ func testUpstreamCost(t *testing.T, engine store.Dialect) {
 		t.Fatal(err)
 	}
 	before := vendor.total()
-	sc := &search.Collector{Repo: st, Pronet: vendor, Now: time.Now, Log: log}
+	sc := &search.Collector{Repo: st, Pronet: vendor, People: st, Now: time.Now, Log: log}
 	if _, err := sc.Run(ctx, s.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +186,22 @@ func testUpstreamCost(t *testing.T, engine store.Dialect) {
 	if searchCost == 0 {
 		t.Fatal("the search run made no billed call")
 	}
+	tc := &topic.Collector{Repo: st, Pronet: vendor, Now: time.Now, Log: log, Lease: time.Hour,
+		Allocation: func(auth.Account) int64 { return 1 << 40 }}
+	// The profiles of the authors of the run's one page (two), whom no topic shows yet:
+	// the search's.
+	before = vendor.total()
+	if _, err := tc.RefreshProfiles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := vendor.total() - before; got != 2*priceProfile {
+		t.Fatalf("reading the authors' profiles billed %d, want %d", got, 2*priceProfile)
+	}
+	searchCost += 2 * priceProfile
 
 	// Two topics of the account find the same four posts; the comments of one fail.
 	before = vendor.total()
 	vendor.failComments = "7200000000000000004"
-	tc := &topic.Collector{Repo: st, Pronet: vendor, Now: time.Now, Log: log, Lease: time.Hour,
-		Allocation: func(auth.Account) int64 { return 1 << 40 }}
 	var topics []*topic.Topic
 	for _, name := range []string{"one", "two"} {
 		tp := &topic.Topic{AccountID: a.ID, Name: name, Definition: topic.Definition{Keywords: []string{"revops"},
@@ -202,18 +221,29 @@ func testUpstreamCost(t *testing.T, engine store.Dialect) {
 			t.Fatalf("hydration of %s: %v", urn, err)
 		}
 	}
-	if got, want := vendor.total()-before, source.Micros(2*2*priceSearch+4*(priceReactions+priceComments)); got != want {
+	// The people both topics share: the authors the search had not seen (two) and the
+	// engagers (two, one not found).
+	vendor.missingProfile = "bo-ng"
+	if _, err := tc.RefreshProfiles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := vendor.total()-before, source.Micros(2*2*priceSearch+4*(priceReactions+priceComments)+4*priceProfile); got != want {
 		t.Fatalf("topics billed %d, want %d", got, want)
 	}
-	// Each topic pays its discovery; a hydration (501) is split, the first topic by id
-	// taking the odd micro.
+	// Each topic pays its discovery; a hydration (501) and a profile read (4001) are
+	// split, the first topic by id taking the odd micro.
 	first, second := topics[0], topics[1]
 	if second.ID < first.ID {
 		first, second = second, first
 	}
-	want := map[string]source.Micros{
+	wantInitial := map[string]source.Micros{
 		first.ID:  2*priceSearch + 4*251,
 		second.ID: 2*priceSearch + 4*250,
+	}
+	wantProfiles := map[string]source.Micros{first.ID: 4 * 2001, second.ID: 4 * 2000}
+	want := map[string]source.Micros{
+		first.ID:  wantInitial[first.ID] + wantProfiles[first.ID],
+		second.ID: wantInitial[second.ID] + wantProfiles[second.ID],
 	}
 	for _, tp := range topics {
 		rec := call(http.MethodGet, "/v1/topics/"+tp.ID+"/credits-summary", "")
@@ -223,6 +253,7 @@ func testUpstreamCost(t *testing.T, engine store.Dialect) {
 		var body struct {
 			Data struct {
 				UpstreamCost string `json:"upstream_cost_usd"`
+				Profiles     string `json:"profiles_upstream_cost_usd"`
 				ByInterval   []struct {
 					Interval     string `json:"interval"`
 					UpstreamCost string `json:"upstream_cost_usd"`
@@ -235,10 +266,13 @@ func testUpstreamCost(t *testing.T, engine store.Dialect) {
 		if body.Data.UpstreamCost != want[tp.ID].USD() {
 			t.Errorf("topic %s: upstream_cost_usd %s, want %s", tp.Name, body.Data.UpstreamCost, want[tp.ID].USD())
 		}
+		if body.Data.Profiles != wantProfiles[tp.ID].USD() {
+			t.Errorf("topic %s: profiles_upstream_cost_usd %s, want %s", tp.Name, body.Data.Profiles, wantProfiles[tp.ID].USD())
+		}
 		for _, iv := range body.Data.ByInterval {
 			w := source.Micros(0).USD()
 			if iv.Interval == string(topic.Initial) {
-				w = want[tp.ID].USD()
+				w = wantInitial[tp.ID].USD()
 			}
 			if iv.UpstreamCost != w {
 				t.Errorf("topic %s, interval %s: upstream_cost_usd %s, want %s", tp.Name, iv.Interval, iv.UpstreamCost, w)

@@ -41,6 +41,9 @@ type KnownAuthor struct {
 // PronetAuthor is a member who wrote a collected post.
 type PronetAuthor struct {
 	URN, Username, FullName, Headline, ProfileURL, Avatar string
+	// SearchID is the saved search the post is a result of: reading the
+	// member's profile is paid by it when no topic links the member.
+	SearchID string
 }
 
 // fetchPronet reads the posts a run of a pronet search collects, as items,
@@ -103,7 +106,7 @@ func (c *Collector) fetchPronet(ctx context.Context, s Search, now time.Time) ([
 		if pronet.IsPersonURN(p.Author.URN) && !seen[p.Author.URN] {
 			seen[p.Author.URN] = true
 			authors = append(authors, PronetAuthor{URN: p.Author.URN, Username: p.Author.Username, FullName: it.Author.Name,
-				Headline: p.Author.Headline, ProfileURL: it.Author.ProfileURL, Avatar: it.Author.Avatar})
+				Headline: p.Author.Headline, ProfileURL: it.Author.ProfileURL, Avatar: it.Author.Avatar, SearchID: s.ID})
 		}
 	}
 	return items, newest, authors, nil

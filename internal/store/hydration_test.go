@@ -45,7 +45,7 @@ func TestFirstHydrationAsLater(t *testing.T) {
 		if out, err := s.SaveDiscovery(ctx, run); err != nil || out.Linked != 2 {
 			t.Fatalf("discovery: %+v, %v", out, err)
 		}
-		if err := s.SaveProfile(ctx, topic.Profile{URN: fxPersonURN("D"), JobTitle: "Head of RevOps"}, mapNow.Add(-time.Hour)); err != nil {
+		if err := s.SaveProfile(ctx, topic.Profile{URN: fxPersonURN("D"), JobTitle: "Head of RevOps"}, mapNow.Add(-time.Hour), 0); err != nil {
 			t.Fatal(err)
 		}
 		person := func(key, headline string) topic.Engager {

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/search"
@@ -47,20 +50,35 @@ func (s *Store) KnownAuthors(ctx context.Context, urns []string) (map[string]sea
 
 // SeePronetAuthors implements search.People: the authors become people as
 // topic engagers do (new ones get their profile read, known ones when it is
-// old), so results can be told apart by their authors' firmographics.
+// old), so results can be told apart by their authors' firmographics; and
+// the searches they wrote results of are noted, to pay for those reads
+// (splitProfileCost).
 func (s *Store) SeePronetAuthors(ctx context.Context, authors []search.PronetAuthor, at time.Time) error {
 	people := make([]topic.Engager, 0, len(authors))
+	type link struct{ urn, search string }
+	var links []link
+	seen := map[link]bool{}
 	for _, a := range authors {
 		people = append(people, topic.Engager{URN: a.URN, Username: a.Username, FullName: a.FullName,
 			Headline: a.Headline, ProfileURL: a.ProfileURL, Avatar: a.Avatar})
+		if l := (link{a.URN, a.SearchID}); a.URN != "" && a.SearchID != "" && !seen[l] {
+			seen[l] = true
+			links = append(links, l)
+		}
 	}
 	people = topic.UniqueEngagers(people)
 	if len(people) == 0 {
 		return nil
 	}
+	// In key order, as upsertPeople locks people.
+	slices.SortFunc(links, func(a, b link) int { return cmp.Or(strings.Compare(a.urn, b.urn), strings.Compare(a.search, b.search)) })
 	if err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := s.upsertPeople(ctx, tx, people, at)
-		return err
+		if _, err := s.upsertPeople(ctx, tx, people, at); err != nil {
+			return err
+		}
+		return s.batchInsert(ctx, tx, `INSERT INTO pronet_search_authors (person_urn, search_id) VALUES `,
+			`ON CONFLICT (person_urn, search_id) DO NOTHING`, 2, len(links),
+			func(i int) []any { return []any{links[i].urn, links[i].search} }, nil)
 	}); err != nil {
 		return fmt.Errorf("store: see pronet authors: %w", err)
 	}

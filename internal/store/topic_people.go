@@ -136,9 +136,10 @@ func (p personIDs) row(i int, values ...any) []any {
 }
 
 // SaveProfile implements topic.Repository: the person's firmographics from
-// their pronet profile, trusted for topic.ProfileRefresh, and their filter
-// columns folded for social mapping, in one transaction.
-func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) error {
+// their pronet profile, trusted for topic.ProfileRefresh, their filter
+// columns folded for social mapping, and what the read cost
+// (splitProfileCost), in one transaction.
+func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time, upstreamCost int64) error {
 	var followers any
 	if p.Followers != nil {
 		followers = *p.Followers
@@ -159,7 +160,10 @@ func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) 
 			p.CompanySize, p.Industry, p.Country, followers, p.Avatar, p.PronetURL, ms(at), p.CompanyLogo); err != nil {
 			return err
 		}
-		return s.foldPeople(ctx, tx, []string{p.URN})
+		if err := s.foldPeople(ctx, tx, []string{p.URN}); err != nil {
+			return err
+		}
+		return s.splitProfileCost(ctx, tx, p.URN, upstreamCost, at)
 	})
 	if err != nil {
 		return fmt.Errorf("store: save profile %s: %w", p.URN, err)
@@ -169,16 +173,23 @@ func (s *Store) SaveProfile(ctx context.Context, p topic.Profile, at time.Time) 
 
 // RecordProfileFailure implements topic.Repository: next zero gives up on
 // the profile (the member does not exist) until they engage again after
-// topic.ProfileRefresh.
-func (s *Store) RecordProfileFailure(ctx context.Context, urn string, at time.Time, next time.Time) error {
-	var due any
+// topic.ProfileRefresh. What the failed read cost is recorded with it
+// (splitProfileCost): the vendor bills misses too.
+func (s *Store) RecordProfileFailure(ctx context.Context, urn string, at time.Time, next time.Time, upstreamCost int64) error {
+	// Given up on, the profile counts as read at at.
+	var due, fetched any = nil, ms(at)
 	if !next.IsZero() {
-		due = ms(next)
+		due, fetched = ms(next), nil
 	}
-	_, err := s.db.ExecContext(ctx,
-		`UPDATE pronet_people SET profile_due_at = $2, profile_failures = profile_failures + 1, lease_owner = NULL,
-		        profile_fetched_at = CASE WHEN $2 IS NULL THEN $3 ELSE profile_fetched_at END
-		  WHERE urn = $1`, urn, due, ms(at))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE pronet_people SET profile_due_at = $2, profile_failures = profile_failures + 1, lease_owner = NULL,
+			        profile_fetched_at = COALESCE($3, profile_fetched_at)
+			  WHERE urn = $1`, urn, due, fetched); err != nil {
+			return err
+		}
+		return s.splitProfileCost(ctx, tx, urn, upstreamCost, at)
+	})
 	if err != nil {
 		return fmt.Errorf("store: record profile failure %s: %w", urn, err)
 	}

@@ -105,6 +105,98 @@ func (s *Store) splitPostCost(ctx context.Context, tx *sql.Tx, topics []topic.To
 	return nil
 }
 
+// splitProfileCost shares what reading a person's profile cost at the
+// vendor. The read serves every topic and search that shows the person, so
+// it is split evenly (topic.SplitCost, first by id taking the remainder)
+// between the active topics the person engaged with or wrote a linked post
+// of, under the topics' "profiles" interval; when none is left, between the
+// saved searches (not deleted) whose results the person wrote, under
+// search_create, the feature a saved search is paid with. With neither, the
+// cost is on no one, as a hydration's with no topic left.
+func (s *Store) splitProfileCost(ctx context.Context, tx *sql.Tx, urn string, micros int64, at time.Time) error {
+	if micros <= 0 {
+		return nil
+	}
+	topics, err := s.activeTopicsOfPerson(ctx, tx, urn, ms(at))
+	if err != nil {
+		return fmt.Errorf("topics of person: %w", err)
+	}
+	if len(topics) > 0 {
+		shares := topic.SplitCost(micros, len(topics))
+		for i, t := range topics {
+			if err := s.recordCost(ctx, tx, topicCost(t, "profile read", topic.ProfileReads, shares[i], at), at); err != nil {
+				return fmt.Errorf("record upstream cost of topic %s: %w", t.ID, err)
+			}
+		}
+		return nil
+	}
+	searches, err := s.searchesOfAuthor(ctx, tx, urn)
+	if err != nil {
+		return fmt.Errorf("searches of author: %w", err)
+	}
+	shares := topic.SplitCost(micros, len(searches))
+	for i, sr := range searches {
+		c := credits.Cost{AccountID: sr.account, Feature: credits.SearchCreate, Action: "profile read", Reference: sr.id,
+			SearchID: sr.id, Micros: shares[i], At: at}
+		if err := s.recordCost(ctx, tx, c, at); err != nil {
+			return fmt.Errorf("record upstream cost of search %s: %w", sr.id, err)
+		}
+	}
+	return nil
+}
+
+// activeTopicsOfPerson are the active topics, unexpired at (Unix ms), that
+// the person urn engaged with or wrote a post of, by id. Active topics are
+// few: each is probed by key.
+func (s *Store) activeTopicsOfPerson(ctx context.Context, tx *sql.Tx, urn string, at int64) ([]topic.Topic, error) {
+	rows, err := s.queryTx(ctx, tx,
+		`SELECT `+topicColumns+` FROM topics t
+		  WHERE t.status = 'ACTIVE' AND t.expires_at > $2
+		    AND (EXISTS (SELECT 1 FROM topic_engagers g
+		                  WHERE g.topic_id = t.id AND g.person_id = (SELECT p.id FROM pronet_people p WHERE p.urn = $1))
+		      OR EXISTS (SELECT 1 FROM pronet_posts po JOIN topic_posts tp ON tp.post_urn = po.urn
+		                  WHERE po.author_urn = $1 AND tp.topic_id = t.id))
+		  ORDER BY t.id`, urn, at)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var topics []topic.Topic
+	for rows.Next() {
+		t, err := scanTopic(rows)
+		if err != nil {
+			return nil, err
+		}
+		topics = append(topics, t)
+	}
+	return topics, rows.Err()
+}
+
+// searchRef names a saved search and its account.
+type searchRef struct{ id, account string }
+
+// searchesOfAuthor are the saved searches, not deleted, whose results the
+// person urn wrote, by id.
+func (s *Store) searchesOfAuthor(ctx context.Context, tx *sql.Tx, urn string) ([]searchRef, error) {
+	rows, err := s.queryTx(ctx, tx,
+		`SELECT s.id, s.account_id FROM pronet_search_authors a JOIN searches s ON s.id = a.search_id
+		  WHERE a.person_urn = $1 AND s.status <> 'deleted'
+		  ORDER BY s.id`, urn)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []searchRef
+	for rows.Next() {
+		var r searchRef
+		if err := rows.Scan(&r.id, &r.account); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // TopicUpstreamCost is what a topic's collection cost at the vendor over
 // [from, to], in millionths of a USD, in all and per interval.
 type TopicUpstreamCost struct {

@@ -34,8 +34,13 @@ type Repository interface {
 	SaveHydration(ctx context.Context, h Hydration) (HydrationOutcome, error)
 	RecordPostFailure(ctx context.Context, urn, msg string, countFailure bool, next time.Time) error
 	ResyncTopic(ctx context.Context, id string, at time.Time, allocation int64) (int, error)
-	SaveProfile(ctx context.Context, p Profile, at time.Time) error
-	RecordProfileFailure(ctx context.Context, urn string, at, next time.Time) error
+	// SaveProfile and RecordProfileFailure store a profile read and what
+	// it cost at the vendor (a failed read the vendor billed included), in
+	// millionths of a USD, in one transaction: the cost is split between
+	// the active topics the person engaged with or wrote a post of, else
+	// between the saved searches whose results they wrote.
+	SaveProfile(ctx context.Context, p Profile, at time.Time, upstreamCost int64) error
+	RecordProfileFailure(ctx context.Context, urn string, at, next time.Time, upstreamCost int64) error
 	// RecordTopicCost and RecordPostCost record what the upstream calls of
 	// a discovery or a hydration that stored nothing cost (the vendor bills
 	// failed runs too), in millionths of a USD; a hydration's is split
@@ -464,28 +469,34 @@ func (c *Collector) RefreshProfiles(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	for i, p := range due {
-		prof, err := c.Pronet.Profile(ctx, p.Username)
+		// Each read is billed, found or not: its cost is stored with its outcome.
+		meter := &source.Meter{}
+		prof, err := c.Pronet.Profile(source.WithMeter(ctx, meter), p.Username)
+		cost := int64(meter.Total())
 		var rl *source.RateLimitError
 		switch {
 		case errors.As(err, &rl):
 			// Hand the rest back for when the provider allows it.
-			for _, rest := range due[i:] {
-				if err := c.Repo.RecordProfileFailure(ctx, rest.URN, now, later(rl.ResetAt, now)); err != nil {
+			for j, rest := range due[i:] {
+				if j > 0 {
+					cost = 0 // not read
+				}
+				if err := c.Repo.RecordProfileFailure(ctx, rest.URN, now, later(rl.ResetAt, now), cost); err != nil {
 					return false, err
 				}
 			}
 			return false, nil
 		case errors.Is(err, source.ErrNotFound) || p.Username == "":
-			if err := c.Repo.RecordProfileFailure(ctx, p.URN, now, time.Time{}); err != nil {
+			if err := c.Repo.RecordProfileFailure(ctx, p.URN, now, time.Time{}, cost); err != nil {
 				return false, err
 			}
 		case err != nil:
 			c.Log.Warn("read pronet profile", "urn", p.URN, "error", err)
-			if err := c.Repo.RecordProfileFailure(ctx, p.URN, now, now.Add(backoff(1))); err != nil {
+			if err := c.Repo.RecordProfileFailure(ctx, p.URN, now, now.Add(backoff(1)), cost); err != nil {
 				return false, err
 			}
 		default:
-			if err := c.Repo.SaveProfile(ctx, ProfileFrom(p.URN, prof), now); err != nil {
+			if err := c.Repo.SaveProfile(ctx, ProfileFrom(p.URN, prof), now, cost); err != nil {
 				return false, err
 			}
 		}

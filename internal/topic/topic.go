@@ -114,6 +114,10 @@ const (
 	Day1        Interval = "day1"
 	Day3        Interval = "day3"
 	Day5        Interval = "day5"
+	// ProfileReads names the upstream cost of reading the profiles of a
+	// topic's people (its engagers and post authors): no credits, no
+	// hydration stage, only a topic's share of what the vendor billed.
+	ProfileReads Interval = "profiles"
 )
 
 // followUps are the re-hydrations of a linked post, by days after its first link.

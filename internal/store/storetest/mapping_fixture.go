@@ -225,12 +225,12 @@ func NewMappingFixture(t *testing.T, engine store.Dialect) *MappingFixture {
 	for key, p := range FxProfiles {
 		p.URN, p.FirstName, p.LastName, p.FullName = FxPersonURN(key), "First"+key, "Last"+key, "First"+key+" Last"+key
 		p.PronetURL = "https://www.linkedin.com/in/" + strings.ToLower(key)
-		if err := s.SaveProfile(ctx, p, MapNow.Add(-time.Minute)); err != nil {
+		if err := s.SaveProfile(ctx, p, MapNow.Add(-time.Minute), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// C4's profile was read but shows no position, country or followers.
-	if err := s.SaveProfile(ctx, topic.Profile{URN: FxPersonURN("C4"), FirstName: "FirstC4", LastName: "LastC4"}, MapNow.Add(-time.Minute)); err != nil {
+	if err := s.SaveProfile(ctx, topic.Profile{URN: FxPersonURN("C4"), FirstName: "FirstC4", LastName: "LastC4"}, MapNow.Add(-time.Minute), 0); err != nil {
 		t.Fatal(err)
 	}
 	return f
