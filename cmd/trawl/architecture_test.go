@@ -16,7 +16,7 @@ const trawlModule = "github.com/trawlhq/trawl/"
 // A new package gets a place here and in that page.
 var layers = [][]string{
 	{"internal/clock", "internal/ident", "internal/credits", "internal/query", "internal/secret", "internal/netguard", "internal/source"},
-	{"internal/auth", "internal/source/microblog", "internal/source/pronet", "internal/source/sourcetest"},
+	{"internal/auth", "internal/integration", "internal/source/microblog", "internal/source/pronet", "internal/source/sourcetest"},
 	{"internal/config", "internal/action", "internal/source/enrich", "internal/source/harvestapi"},
 	{"internal/workflow", "internal/search", "internal/topic", "internal/mapping", "internal/source/apify"},
 	{"internal/store", "internal/workflow/engine", "internal/sandbox"},

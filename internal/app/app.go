@@ -175,7 +175,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		mapper.SetKeywordMatchBudget(cfg.MappingCacheBytes)
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, PronetReadiness: pronetReady, Enrich: sources.Enrich, Collector: collector,
-			Secrets: box, Engine: engine, Mapping: mapper, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
+			Secrets: box, IntegrationURLs: sources.IntegrationURLs, Engine: engine, Mapping: mapper, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
 		srv = newHTTPServer(cfg, api, log)
 		go func() { serveErr <- srv.Serve(ln) }()
 		go func() {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/integration"
 	"github.com/trawlhq/trawl/internal/sandbox"
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/source/apify"
@@ -25,6 +26,10 @@ type Sources struct {
 	// LLM is the chat-completions API of generic_agent steps: the
 	// configured one, or the sandbox's model.
 	LLM LLMEndpoint
+	// IntegrationURLs are the API base URLs of the integrations' services
+	// by connection type (internal/integration): the configured one, or
+	// the sandbox's.
+	IntegrationURLs map[string]string
 	// sandbox serves every source whose URL is unset; nil when none is.
 	sandbox *sandbox.Server
 }
@@ -57,14 +62,15 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	pnSandbox := pronetUsesSandbox(cfg)
 	enURL, enKey := cfg.EnrichAPIURL, cfg.EnrichAPIKey
 	llm := LLMEndpoint{URL: cfg.LLMAPIURL, Key: cfg.LLMAPIKey, Model: cfg.LLMModel}
+	hsURL := cfg.HubSpotAPIURL
 	var sb *sandbox.Server
-	if mbURL == "" || pnSandbox || enURL == "" || llm.URL == "" {
+	if mbURL == "" || pnSandbox || enURL == "" || llm.URL == "" || hsURL == "" {
 		var err error
 		sb, err = sandbox.Start(ctx, "127.0.0.1:0", sandbox.Config{Seed: cfg.SandboxSeed, Now: opts.Now, Logger: opts.Log.With("component", "sandbox")})
 		if err != nil {
 			return Sources{}, err
 		}
-		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnSandbox, "enrich": enURL == "", "llm": llm.URL == ""} {
+		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnSandbox, "enrich": enURL == "", "llm": llm.URL == "", "hubspot": hsURL == ""} {
 			if unset {
 				opts.Log.Info("source uses the built-in sandbox", "source", name, "seed", cfg.SandboxSeed)
 			}
@@ -82,6 +88,9 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	if llm.URL == "" {
 		llm = LLMEndpoint{URL: sb.LLMURL(), Key: sandboxCredential, Model: cmp.Or(cfg.LLMModel, sandbox.LLMModel), Sandbox: true}
 	}
+	if hsURL == "" {
+		hsURL = sb.HubSpotURL()
+	}
 	hc := &http.Client{Timeout: 30 * time.Second}
 	pn, err := openPronet(cfg, pnURL, pnKey, hc, opts)
 	if err != nil {
@@ -95,7 +104,10 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 		Pronet:    pn,
 		Enrich:    enrich.New(enrich.Config{BaseURL: enURL, APIKey: enKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
 		LLM:       llm,
-		sandbox:   sb,
+		IntegrationURLs: map[string]string{
+			integration.HubSpot.Name: hsURL,
+		},
+		sandbox: sb,
 	}, nil
 }
 

@@ -43,6 +43,7 @@ type Config struct {
 	LLMAPIURL            string  `name:"llm-api-url" help:"OpenAI-compatible chat-completions base URL (…/v1) for generic_agent steps; unset uses the sandbox model (TRAWL_LLM_API_URL)."`
 	LLMAPIKey            string  `name:"llm-api-key" help:"Bearer key of the LLM API; may be empty for local servers (TRAWL_LLM_API_KEY)."`
 	LLMModel             string  `name:"llm-model" help:"Model generic_agent steps use unless they name one; required with TRAWL_LLM_API_URL (TRAWL_LLM_MODEL)."`
+	HubSpotAPIURL        string  `name:"hubspot-api-url" help:"HubSpot API base URL (https://api.hubapi.com) that HubSpot connections use; unset uses the sandbox (TRAWL_HUBSPOT_API_URL)."`
 	SandboxSeed          int64   `name:"sandbox-seed" default:"1" help:"Seed of the sandbox's synthetic world (TRAWL_SANDBOX_SEED)."`
 
 	QueryMaxLength int      `name:"query-max-length" default:"512" help:"Longest compiled X query of a recent search, in characters; full-archive searches may reach 1024 (TRAWL_QUERY_MAX_LENGTH)."`
@@ -116,7 +117,7 @@ func (c *Config) Check() error {
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		bad("database-url", "want sqlite://PATH or postgres://…")
 	}
-	for flag, v := range map[string]string{"microblog-api-url": c.MicroblogAPIURL, "pronet-api-url": c.PronetAPIURL, "enrich-api-url": c.EnrichAPIURL, "llm-api-url": c.LLMAPIURL} {
+	for flag, v := range map[string]string{"microblog-api-url": c.MicroblogAPIURL, "pronet-api-url": c.PronetAPIURL, "enrich-api-url": c.EnrichAPIURL, "llm-api-url": c.LLMAPIURL, "hubspot-api-url": c.HubSpotAPIURL} {
 		if v == "" {
 			continue
 		}

@@ -14,10 +14,11 @@ import (
 )
 
 // renamesBodies reports whether the bodies of path speak the table's names.
-// Workflow definitions, their executions' data, webhook events and secrets
-// are the user's own: a member named pronet_url there is left alone.
+// Workflow definitions, their executions' data, webhook events, secrets and
+// integrations' credentials are the user's own: a member named pronet_url
+// there is left alone.
 func renamesBodies(path string) bool {
-	for _, own := range []string{"/v1/workflows", hooksPath, "/v1/secrets"} {
+	for _, own := range []string{"/v1/workflows", hooksPath, "/v1/secrets", "/v1/integrations"} {
 		if strings.HasPrefix(path, own) {
 			return false
 		}

@@ -144,6 +144,14 @@ func (s *Server) routes() {
 	huma.Register(api, route(http.MethodGet, "/v1/secrets", "list-secrets", "Secrets", "List secrets by name (never their values)", withKey(auth.PermSecretsRead)), s.handleListSecrets)
 	huma.Register(api, route(http.MethodDelete, "/v1/secrets/{name}", "delete-secret", "Secrets", "Delete a secret", withKey(auth.PermSecretsWrite), alsoErrors(http.StatusNotFound)), s.handleDeleteSecret)
 
+	// Integrations: the account's connections to outside services, guarded
+	// as secrets are (docs/decisions.md, "Integrations: connections").
+	huma.Register(api, route(http.MethodGet, "/v1/integrations", "list-integrations", "Integrations", "Every known integration type, connected or not (never credentials)", withKey(auth.PermSecretsRead)), s.handleListIntegrations)
+	huma.Register(api, route(http.MethodPost, "/v1/integrations/{type}", "put-integration", "Integrations", "Connect a service (201 when new, 200 when replaced); credentials are write-only", withKey(auth.PermSecretsWrite), created,
+		alsoAnswers(http.StatusOK, "The connection existed and was replaced."), alsoErrors(http.StatusNotFound)), s.handlePutIntegration)
+	huma.Register(api, route(http.MethodGet, "/v1/integrations/{type}/health", "integration-health", "Integrations", "Probe a connection live: ok, error (with the service's reason) or not_connected", withKey(auth.PermSecretsRead), alsoErrors(http.StatusNotFound)), s.handleIntegrationHealth)
+	huma.Register(api, route(http.MethodDelete, "/v1/integrations/{type}", "delete-integration", "Integrations", "Disconnect a service", withKey(auth.PermSecretsWrite), alsoErrors(http.StatusNotFound)), s.handleDeleteIntegration)
+
 	huma.Register(api, route(http.MethodGet, "/v1/usage", "get-usage", "Usage", "Credits, monitors and results for a period", anyKey), s.handleUsage)
 
 	// The hosted API's account and credit endpoints (account.go).

@@ -46,6 +46,12 @@ type Deps struct {
 	Collector *search.Collector
 	// Secrets seals account secrets and webhook signing secrets.
 	Secrets *secret.Box
+	// IntegrationURLs are the API base URLs of the integrations' services
+	// by connection type; a type missing here uses its live service's.
+	IntegrationURLs map[string]string
+	// IntegrationHTTP makes the integrations' calls (health probes); nil:
+	// a client with a 15 s timeout.
+	IntegrationHTTP *http.Client
 	// PublicURL is where clients reach the API (webhook URLs start with it).
 	PublicURL string
 	// Engine runs webhook executions inline when the caller waits.
@@ -73,19 +79,25 @@ type Server struct {
 
 	secrets   *secret.Box
 	publicURL string
-	engine    *engine.Engine
-	mapper    *mapping.Engine
-	catalogue *action.Catalogue
-	validator *workflow.Validator
+
+	integrationURLs map[string]string
+	integrationHTTP *http.Client
+	engine          *engine.Engine
+	mapper          *mapping.Engine
+	catalogue       *action.Catalogue
+	validator       *workflow.Validator
 }
 
 // New builds the API with every route registered.
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics(),
 		microblog: d.Microblog, pronet: d.Pronet, pronetReady: d.PronetReadiness, enrich: d.Enrich, collector: d.Collector,
-		secrets: d.Secrets, publicURL: d.PublicURL, engine: d.Engine, mapper: d.Mapping, catalogue: action.NewCatalogue()}
+		secrets: d.Secrets, publicURL: d.PublicURL, integrationURLs: d.IntegrationURLs, integrationHTTP: d.IntegrationHTTP, engine: d.Engine, mapper: d.Mapping, catalogue: action.NewCatalogue()}
 	if s.mapper == nil && s.store != nil {
 		s.mapper = mapping.NewEngine(s.store.MappingPool())
+	}
+	if s.integrationHTTP == nil {
+		s.integrationHTTP = &http.Client{Timeout: 15 * time.Second}
 	}
 	s.validator = &workflow.Validator{Catalogue: s.catalogue}
 	mux := http.NewServeMux()

@@ -65,6 +65,12 @@
 // key or token starting with "invalid" gets a 401. In an actor input missing-… pushes no item,
 // error-… fails the run (run-sync answers 400 run-failed) and ratelimited-/throttled- get a 429.
 //
+// HubSpot's API is served under /hubspot for the integrations' connections (docs/integrations.md):
+// GET /account-info/v3/details answers HubSpot's account details (a portalId derived from the
+// token) for any bearer token, and HubSpot's 401 error body ({status: "error", message,
+// correlationId, category: INVALID_AUTHENTICATION}) for a missing token or one that starts with
+// "invalid".
+//
 // At debug level each protocol logs what a client asked for, which is how the end-to-end tests
 // see a run's upstream calls: "sandbox pronet request" and "sandbox harvestapi request" (path,
 // query), "sandbox apify request" (method, path, query without a token) and "sandbox apify run"

@@ -43,8 +43,8 @@ func New(cfg Config) *Sandbox {
 func (s *Sandbox) World() *World { return s.world }
 
 // Handler serves /microblog/… (X API v2), /pronet/… (pronet provider), /harvestapi/… (HarvestAPI
-// REST), /apify/… (Apify API v2 with HarvestAPI's actors), /enrich/… (PDL v5) and /llm/v1/… (chat
-// completions).
+// REST), /apify/… (Apify API v2 with HarvestAPI's actors), /enrich/… (PDL v5), /llm/v1/… (chat
+// completions) and /hubspot/… (HubSpot account-info v3).
 func (s *Sandbox) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/microblog/", http.StripPrefix("/microblog", s.microblogHandler()))
@@ -53,6 +53,7 @@ func (s *Sandbox) Handler() http.Handler {
 	mux.Handle("/llm/", http.StripPrefix("/llm", s.llmHandler()))
 	mux.Handle("/harvestapi/", http.StripPrefix("/harvestapi", s.harvestAPIHandler()))
 	mux.Handle("/apify/", http.StripPrefix("/apify", s.apifyHandler()))
+	mux.Handle("/hubspot/", http.StripPrefix("/hubspot", s.hubSpotHandler()))
 	return s.logRequests(mux)
 }
 
@@ -125,6 +126,9 @@ func (s *Server) HarvestAPIURL() string { return s.base + "/harvestapi" }
 
 // ApifyURL is the Apify API base URL (…/v2/… under it).
 func (s *Server) ApifyURL() string { return s.base + "/apify" }
+
+// HubSpotURL is the HubSpot API base URL (…/account-info/v3/… under it).
+func (s *Server) HubSpotURL() string { return s.base + "/hubspot" }
 
 // Close stops the server and waits for it to finish; calling it again is harmless.
 func (s *Server) Close() error {

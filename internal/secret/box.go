@@ -155,3 +155,9 @@ func WebhookContext(workflowID string) string { return "workflow/" + workflowID 
 // SearchWebhookContext is the sealing context of the signing secrets of an
 // account's saved-search webhooks.
 func SearchWebhookContext(accountID string) string { return "account/" + accountID + "/search-webhook" }
+
+// IntegrationContext binds the sealed credentials of an account's
+// connection to a service (internal/integration) to the account and type.
+func IntegrationContext(accountID, typ string) string {
+	return "account/" + accountID + "/integration/" + typ
+}

@@ -114,7 +114,7 @@ func (s *Store) AccountCounts(ctx context.Context, id string) (AccountCounts, er
 // DeleteAccount removes the account and everything it owns, in one
 // transaction: its keys (so they stop working on the next request), rate
 // windows, credit periods, ledger and upstream costs, searches and their results,
-// topics and their links, workflows, drafts, executions and secrets. The
+// topics and their links, workflows, drafts, executions, secrets and integrations. The
 // collected pronet posts, people and engagements its topics linked are
 // shared by every account (social mapping's pool) and stay.
 func (s *Store) DeleteAccount(ctx context.Context, id string) error {
