@@ -7,7 +7,6 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/ident"
-	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
@@ -19,15 +18,7 @@ func TestLedgerReferencesMigration(t *testing.T) {
 	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
-			url := storetest.DatabaseURL(t, engine)
-			s, err := store.Open(ctx, url, time.Now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			if err := s.MigrateUpTo(ctx, 29); err != nil {
-				t.Fatal(err)
-			}
+			s, url := storeAt(t, engine, 29, time.Now)
 			a := auth.Account{Name: "a", Plan: auth.PlanCustom}
 			if err := s.CreateAccount(ctx, &a); err != nil {
 				t.Fatal(err)

@@ -110,14 +110,7 @@ func precomputedRows(t *testing.T, s *store.Store) map[string]bool {
 func fixturePoolAt(t *testing.T, engine store.Dialect, version int64) *store.Store {
 	t.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, storetest.DatabaseURL(t, engine), func() time.Time { return mapNow })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.MigrateUpTo(ctx, version); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := storeAt(t, engine, version, func() time.Time { return mapNow })
 	var people []topic.Profile
 	for _, key := range []string{"U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "U10", "C1", "C2", "C3", "C4", "C5"} {
 		p := fxProfiles[key]

@@ -10,7 +10,6 @@ import (
 	"github.com/trawlhq/trawl/bench/seed"
 	"github.com/trawlhq/trawl/internal/clock"
 	"github.com/trawlhq/trawl/internal/ident"
-	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
 	"github.com/trawlhq/trawl/internal/topic"
 )
@@ -24,14 +23,7 @@ func TestEngagementBillsAndOutboxMigration(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			clk := clock.NewFake(topicBenchBase)
-			s, err := store.Open(ctx, storetest.DatabaseURL(t, engine), clk.Now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			if err := s.MigrateUpTo(ctx, 17); err != nil {
-				t.Fatal(err)
-			}
+			s, _ := storeAt(t, engine, 17, clk.Now)
 			// CreateTopic writes today's columns: lend it the one a later
 			// migration (00027) adds, for as long as it writes.
 			if _, err := s.DB().ExecContext(ctx, `ALTER TABLE topics ADD COLUMN lease_owner TEXT`); err != nil {

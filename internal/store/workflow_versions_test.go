@@ -44,15 +44,7 @@ func TestWorkflowVersions(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			clk := clock.NewFake(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-			url := storetest.DatabaseURL(t, engine)
-			s, err := store.Open(ctx, url, clk.Now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			if err := s.MigrateUpTo(ctx, 30); err != nil {
-				t.Fatal(err)
-			}
+			s, url := storeAt(t, engine, 30, clk.Now)
 			a := auth.Account{Name: "a", Plan: auth.PlanCustom}
 			if err := s.CreateAccount(ctx, &a); err != nil {
 				t.Fatal(err)
