@@ -81,24 +81,22 @@ func (in *companyPostsInput) check(_ huma.Context, s *Server, p *problems) error
 	return nil
 }
 
-type companyCommentsRequest struct {
+// commentsPageRequest asks for a page of a post's comments (company comments and post comments).
+type commentsPageRequest struct {
 	PostURN string `json:"postUrn" minLength:"1" maxLength:"2048" doc:"Numeric identifier of the post, taken from its URL (urn:li:activity:<id> and post URLs are accepted too)." example:"7262340993178763264"`
 	Page    int    `json:"page,omitempty" minimum:"1" maximum:"1000" default:"1" doc:"Page of comments, from 1."`
 	Limit   int    `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Comments a page (1-100); without it, the provider's page (10)."`
 }
 
 type companyCommentsInput struct {
-	Body companyCommentsRequest
+	Body commentsPageRequest
 	urn  string
 }
 
 func (in *companyCommentsInput) Resolve(ctx huma.Context) []error { return checkInput(ctx, in) }
 
 func (in *companyCommentsInput) check(_ huma.Context, _ *Server, p *problems) error {
-	var err error
-	if in.urn, err = pronet.ParsePostURN(in.Body.PostURN); err != nil {
-		p.add("body.postUrn", "must be the numeric identifier of a post, such as 7262340993178763264")
-	}
+	in.urn = parsePostField(in.Body.PostURN, "body.postUrn", p)
 	return nil
 }
 

@@ -73,14 +73,8 @@ func (s *Server) handlePostByURL(ctx context.Context, in *postByURLInput) (*Mete
 		Message: "Found 1 post.", Success: true, Data: d}}, nil
 }
 
-type postCommentsRequest struct {
-	PostURN string `json:"postUrn" minLength:"1" maxLength:"2048" doc:"Numeric identifier of the post, taken from its URL (urn:li:activity:<id> and post URLs are accepted too)." example:"7262340993178763264"`
-	Page    int    `json:"page,omitempty" minimum:"1" maximum:"1000" default:"1" doc:"Page of comments, from 1."`
-	Limit   int    `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Comments a page (1-100); without it, the provider's page (10)."`
-}
-
 type postCommentsInput struct {
-	Body postCommentsRequest
+	Body commentsPageRequest
 	urn  string
 }
 
