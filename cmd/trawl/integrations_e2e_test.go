@@ -144,9 +144,10 @@ func TestIntegrationsHubSpot(t *testing.T) {
 	})
 }
 
-// TestIntegrationsHubSpotURLSetting: TRAWL_HUBSPOT_API_URL is where the
+// TestIntegrationsHubSpotURLSetting: TRAWL_INTEGRATION_URLS is where the
 // health probe asks, with the token as a bearer, and HubSpot's own error
-// answer is what health reports.
+// answer is what health reports. The request goes through the guarded
+// dialer: a loopback service is reached only once the operator allows it.
 func TestIntegrationsHubSpotURLSetting(t *testing.T) {
 	var (
 		mu        sync.Mutex
@@ -161,9 +162,20 @@ func TestIntegrationsHubSpotURLSetting(t *testing.T) {
 		}))
 	)
 	defer hubspotUp.Close()
-	ts := startServer(t, serverEnv(t, store.SQLite, map[string]string{"TRAWL_HUBSPOT_API_URL": hubspotUp.URL + "/"}))
-	mustDo(t, ts.Client, http.MethodPost, "/v1/integrations/hubspot", map[string]any{"credentials": map[string]string{"access_token": "pat-eu1-xyz"}}, 201)
+	env := map[string]string{"TRAWL_INTEGRATION_URLS": "hubspot=" + hubspotUp.URL + "/", "TRAWL_INTEGRATION_SANDBOX": "off"}
+	blocked := startServer(t, serverEnv(t, store.SQLite, env))
+	mustDo(t, blocked.Client, http.MethodPost, "/v1/integrations/hubspot", map[string]any{"credentials": map[string]string{"access_token": "pat-eu1-xyz"}}, 201)
 	var h integrationHealthView
+	if err := mustDo(t, blocked.Client, http.MethodGet, "/v1/integrations/hubspot/health", nil, 200).Data(&h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Status != "error" || !strings.Contains(h.Error, "did not answer") || !strings.Contains(h.Error, "127.0.0.1") {
+		t.Fatalf("health through the guard = %+v", h)
+	}
+
+	env["TRAWL_ALLOW_PRIVATE_NETWORKS"] = "127.0.0.1/32"
+	ts := startServer(t, serverEnv(t, store.SQLite, env))
+	mustDo(t, ts.Client, http.MethodPost, "/v1/integrations/hubspot", map[string]any{"credentials": map[string]string{"access_token": "pat-eu1-xyz"}}, 201)
 	if err := mustDo(t, ts.Client, http.MethodGet, "/v1/integrations/hubspot/health", nil, 200).Data(&h); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"time"
 
+	"github.com/trawlhq/trawl/internal/integration"
 	"github.com/trawlhq/trawl/internal/netguard"
 )
 
@@ -21,6 +23,9 @@ type Call struct {
 	IdempotencyKey string
 	// Secret opens an account secret by name.
 	Secret func(ctx context.Context, name string) (string, error)
+	// Connection opens the account's connection of a type (hubspot); an
+	// error wrapping integration.ErrNotConnected when it has none.
+	Connection func(ctx context.Context, typ string) (*integration.Conn, error)
 }
 
 // Executor runs one action kind. Its output is a JSON value (a map for
@@ -33,6 +38,9 @@ type Error struct {
 	Message string
 	// Retryable failures are tried again under the step's retry policy.
 	Retryable bool
+	// RetryAfter is the least wait before the next attempt that the
+	// service asked for (0: the policy's backoff).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

@@ -105,7 +105,12 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 	if err := checkSecretKey(ctx, st, box); err != nil {
 		return err
 	}
+	connector, err := newConnector(cfg, st, box, sources, opts)
+	if err != nil {
+		return err
+	}
 	engine := newEngine(cfg, st, sources, box, opts)
+	engine.Connection = connector.Open
 
 	var runner *jobs.Runner
 	enqueue := func(ctx context.Context, args river.JobArgs, o *river.InsertOpts) error {
@@ -175,7 +180,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		mapper.SetKeywordMatchBudget(cfg.MappingCacheBytes)
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, PronetReadiness: pronetReady, Enrich: sources.Enrich, Collector: collector,
-			Secrets: box, IntegrationURLs: sources.IntegrationURLs, Engine: engine, Mapping: mapper, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
+			Secrets: box, Connector: connector, Engine: engine, Mapping: mapper, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
 		srv = newHTTPServer(cfg, api, log)
 		go func() { serveErr <- srv.Serve(ln) }()
 		go func() {

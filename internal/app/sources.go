@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/config"
@@ -27,9 +28,12 @@ type Sources struct {
 	// configured one, or the sandbox's model.
 	LLM LLMEndpoint
 	// IntegrationURLs are the API base URLs of the integrations' services
-	// by connection type (internal/integration): the configured one, or
-	// the sandbox's.
+	// by connection type (internal/integration) that replace the live
+	// services': the sandbox's, and TRAWL_INTEGRATION_URLS.
 	IntegrationURLs map[string]string
+	// IntegrationSandbox is the address (host:port) of the sandbox the
+	// integrations reach, "" when they reach the live services.
+	IntegrationSandbox string
 	// sandbox serves every source whose URL is unset; nil when none is.
 	sandbox *sandbox.Server
 }
@@ -62,15 +66,19 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	pnSandbox := pronetUsesSandbox(cfg)
 	enURL, enKey := cfg.EnrichAPIURL, cfg.EnrichAPIKey
 	llm := LLMEndpoint{URL: cfg.LLMAPIURL, Key: cfg.LLMAPIKey, Model: cfg.LLMModel}
-	hsURL := cfg.HubSpotAPIURL
+	intURLs, err := integrationURLs(cfg)
+	if err != nil {
+		return Sources{}, err
+	}
+	intSandbox := cfg.IntegrationSandbox == "on" || cfg.IntegrationSandbox != "off" && mbURL == "" && pnSandbox && enURL == ""
 	var sb *sandbox.Server
-	if mbURL == "" || pnSandbox || enURL == "" || llm.URL == "" || hsURL == "" {
+	if mbURL == "" || pnSandbox || enURL == "" || llm.URL == "" || intSandbox {
 		var err error
 		sb, err = sandbox.Start(ctx, "127.0.0.1:0", sandbox.Config{Seed: cfg.SandboxSeed, Now: opts.Now, Logger: opts.Log.With("component", "sandbox")})
 		if err != nil {
 			return Sources{}, err
 		}
-		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnSandbox, "enrich": enURL == "", "llm": llm.URL == "", "hubspot": hsURL == ""} {
+		for name, unset := range map[string]bool{"microblog": mbURL == "", "pronet": pnSandbox, "enrich": enURL == "", "llm": llm.URL == "", "integrations": intSandbox} {
 			if unset {
 				opts.Log.Info("source uses the built-in sandbox", "source", name, "seed", cfg.SandboxSeed)
 			}
@@ -88,8 +96,16 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 	if llm.URL == "" {
 		llm = LLMEndpoint{URL: sb.LLMURL(), Key: sandboxCredential, Model: cmp.Or(cfg.LLMModel, sandbox.LLMModel), Sandbox: true}
 	}
-	if hsURL == "" {
-		hsURL = sb.HubSpotURL()
+	var intAddr string
+	if intSandbox {
+		intAddr = sb.Addr()
+		for _, name := range integration.Names() {
+			if _, set := intURLs[name]; !set {
+				intURLs[name] = sb.IntegrationURL(name)
+			}
+		}
+	} else {
+		opts.Log.Info("integrations reach the live services", "overridden", len(intURLs))
 	}
 	hc := &http.Client{Timeout: 30 * time.Second}
 	pn, err := openPronet(cfg, pnURL, pnKey, hc, opts)
@@ -100,15 +116,29 @@ func OpenSources(ctx context.Context, cfg *config.Config, opts Options) (Sources
 		return Sources{}, err
 	}
 	return Sources{
-		Microblog: microblog.New(microblog.Config{BaseURL: mbURL, BearerToken: mbToken, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
-		Pronet:    pn,
-		Enrich:    enrich.New(enrich.Config{BaseURL: enURL, APIKey: enKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
-		LLM:       llm,
-		IntegrationURLs: map[string]string{
-			integration.HubSpot.Name: hsURL,
-		},
-		sandbox: sb,
+		Microblog:          microblog.New(microblog.Config{BaseURL: mbURL, BearerToken: mbToken, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
+		Pronet:             pn,
+		Enrich:             enrich.New(enrich.Config{BaseURL: enURL, APIKey: enKey, HTTP: hc, Now: opts.Now, Sleep: source.SleepContext}),
+		LLM:                llm,
+		IntegrationURLs:    intURLs,
+		IntegrationSandbox: intAddr,
+		sandbox:            sb,
 	}, nil
+}
+
+// integrationURLs reads TRAWL_INTEGRATION_URLS; every name must be a
+// connection type.
+func integrationURLs(cfg *config.Config) (map[string]string, error) {
+	urls, err := config.ParseURLMap(cfg.IntegrationURLs)
+	if err != nil {
+		return nil, fmt.Errorf("TRAWL_INTEGRATION_URLS: %w", err)
+	}
+	for name := range urls {
+		if _, ok := integration.Lookup(name); !ok {
+			return nil, fmt.Errorf("TRAWL_INTEGRATION_URLS: %q is not a connection type; the types are %s", name, strings.Join(integration.Names(), ", "))
+		}
+	}
+	return urls, nil
 }
 
 // pronetUsesSandbox reports whether the pronet provider is the built-in sandbox: no URL and,

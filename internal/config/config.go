@@ -43,7 +43,8 @@ type Config struct {
 	LLMAPIURL            string  `name:"llm-api-url" help:"OpenAI-compatible chat-completions base URL (…/v1) for generic_agent steps; unset uses the sandbox model (TRAWL_LLM_API_URL)."`
 	LLMAPIKey            string  `name:"llm-api-key" help:"Bearer key of the LLM API; may be empty for local servers (TRAWL_LLM_API_KEY)."`
 	LLMModel             string  `name:"llm-model" help:"Model generic_agent steps use unless they name one; required with TRAWL_LLM_API_URL (TRAWL_LLM_MODEL)."`
-	HubSpotAPIURL        string  `name:"hubspot-api-url" help:"HubSpot API base URL (https://api.hubapi.com) that HubSpot connections use; unset uses the sandbox (TRAWL_HUBSPOT_API_URL)."`
+	IntegrationSandbox   string  `name:"integration-sandbox" default:"auto" enum:"auto,on,off" help:"Whether connections (HubSpot, Slack, Google Sheets, …) reach the built-in sandbox's copies of those services: on, off (the live services), or auto: on while microblog, pronet and enrich are all the sandbox (TRAWL_INTEGRATION_SANDBOX)."`
+	IntegrationURLs      string  `name:"integration-urls" help:"API base URLs overriding services' own (a proxy, a regional host), as type=URL, comma-separated (TRAWL_INTEGRATION_URLS)."`
 	SandboxSeed          int64   `name:"sandbox-seed" default:"1" help:"Seed of the sandbox's synthetic world (TRAWL_SANDBOX_SEED)."`
 
 	QueryMaxLength int      `name:"query-max-length" default:"512" help:"Longest compiled X query of a recent search, in characters; full-archive searches may reach 1024 (TRAWL_QUERY_MAX_LENGTH)."`
@@ -117,13 +118,23 @@ func (c *Config) Check() error {
 	if !strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		bad("database-url", "want sqlite://PATH or postgres://…")
 	}
-	for flag, v := range map[string]string{"microblog-api-url": c.MicroblogAPIURL, "pronet-api-url": c.PronetAPIURL, "enrich-api-url": c.EnrichAPIURL, "llm-api-url": c.LLMAPIURL, "hubspot-api-url": c.HubSpotAPIURL} {
+	for flag, v := range map[string]string{"microblog-api-url": c.MicroblogAPIURL, "pronet-api-url": c.PronetAPIURL, "enrich-api-url": c.EnrichAPIURL, "llm-api-url": c.LLMAPIURL} {
 		if v == "" {
 			continue
 		}
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad(flag, "%q is not an absolute http(s) URL", v)
 		}
+	}
+	switch c.IntegrationSandbox {
+	case "":
+		c.IntegrationSandbox = "auto"
+	case "auto", "on", "off":
+	default:
+		bad("integration-sandbox", "%q is none of auto, on, off", c.IntegrationSandbox)
+	}
+	if _, err := ParseURLMap(c.IntegrationURLs); err != nil {
+		bad("integration-urls", "%v", err)
 	}
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -298,4 +309,29 @@ func Default() (*Config, error) {
 		return nil, fmt.Errorf("config: defaults: %w", err)
 	}
 	return &c, nil
+}
+
+// ParseURLMap reads "name=URL,name=URL" (TRAWL_INTEGRATION_URLS): names in
+// lower case, each once, each URL absolute http(s).
+func ParseURLMap(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, v, ok := strings.Cut(part, "=")
+		name, v = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(v)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q is not name=URL", part)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("%s is given twice", name)
+		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%s: %q is not an absolute http(s) URL", name, v)
+		}
+		out[name] = strings.TrimRight(v, "/")
+	}
+	return out, nil
 }

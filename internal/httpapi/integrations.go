@@ -21,7 +21,7 @@ const maxIntegrationName = 100
 // integrationType resolves the {type} path parameter; an unknown type is
 // a 404 naming the known ones.
 func integrationType(name string) (*integration.Type, error) {
-	t, ok := integration.Lookup(strings.ToLower(name))
+	t, ok := integration.Lookup(strings.ReplaceAll(strings.ToLower(name), "-", "_"))
 	if !ok {
 		return nil, NewAPIError(http.StatusNotFound, CodeNotFound,
 			fmt.Sprintf("No integration type %q: the known types are %s.", name, strings.Join(integration.Names(), ", "))).
@@ -160,16 +160,10 @@ func (s *Server) handleIntegrationHealth(ctx context.Context, in *integrationTyp
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	if err := t.Probe(ctx, creds, s.integrationHTTP, s.integrationURL(t)); err != nil {
+	if err := t.Probe(ctx, s.connector.Conn(t, creds, acct)); err != nil {
 		return reply(t.DisplayName+" connection fails", integrationHealth{Type: t.Name, Status: healthError, Error: err.Error()}), nil
 	}
 	return reply(t.DisplayName+" connection works", integrationHealth{Type: t.Name, Status: healthOK}), nil
-}
-
-// integrationURL is where the type's service is reached: the configured
-// URL (the sandbox's when unset), else the live service's.
-func (s *Server) integrationURL(t *integration.Type) string {
-	return cmp.Or(s.integrationURLs[t.Name], t.DefaultURL)
 }
 
 type integrationDeleted struct {

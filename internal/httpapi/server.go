@@ -15,6 +15,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/integration"
 	"github.com/trawlhq/trawl/internal/mapping"
 	"github.com/trawlhq/trawl/internal/search"
 	"github.com/trawlhq/trawl/internal/secret"
@@ -46,12 +47,8 @@ type Deps struct {
 	Collector *search.Collector
 	// Secrets seals account secrets and webhook signing secrets.
 	Secrets *secret.Box
-	// IntegrationURLs are the API base URLs of the integrations' services
-	// by connection type; a type missing here uses its live service's.
-	IntegrationURLs map[string]string
-	// IntegrationHTTP makes the integrations' calls (health probes); nil:
-	// a client with a 15 s timeout.
-	IntegrationHTTP *http.Client
+	// Connector opens accounts' connections (health probes, lookups).
+	Connector *integration.Connector
 	// PublicURL is where clients reach the API (webhook URLs start with it).
 	PublicURL string
 	// Engine runs webhook executions inline when the caller waits.
@@ -80,24 +77,23 @@ type Server struct {
 	secrets   *secret.Box
 	publicURL string
 
-	integrationURLs map[string]string
-	integrationHTTP *http.Client
-	engine          *engine.Engine
-	mapper          *mapping.Engine
-	catalogue       *action.Catalogue
-	validator       *workflow.Validator
+	connector *integration.Connector
+	engine    *engine.Engine
+	mapper    *mapping.Engine
+	catalogue *action.Catalogue
+	validator *workflow.Validator
 }
 
 // New builds the API with every route registered.
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, log: d.Log, now: d.Now, metrics: newMetrics(),
 		microblog: d.Microblog, pronet: d.Pronet, pronetReady: d.PronetReadiness, enrich: d.Enrich, collector: d.Collector,
-		secrets: d.Secrets, publicURL: d.PublicURL, integrationURLs: d.IntegrationURLs, integrationHTTP: d.IntegrationHTTP, engine: d.Engine, mapper: d.Mapping, catalogue: action.NewCatalogue()}
+		secrets: d.Secrets, publicURL: d.PublicURL, connector: d.Connector, engine: d.Engine, mapper: d.Mapping, catalogue: action.NewCatalogue()}
 	if s.mapper == nil && s.store != nil {
 		s.mapper = mapping.NewEngine(s.store.MappingPool())
 	}
-	if s.integrationHTTP == nil {
-		s.integrationHTTP = &http.Client{Timeout: 15 * time.Second}
+	if s.connector == nil {
+		s.connector = &integration.Connector{HTTP: &http.Client{Timeout: 15 * time.Second}}
 	}
 	s.validator = &workflow.Validator{Catalogue: s.catalogue}
 	mux := http.NewServeMux()

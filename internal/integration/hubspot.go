@@ -3,10 +3,9 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 )
 
 // HubSpot connects with a private app's access token (docs/integrations.md).
@@ -20,11 +19,21 @@ var HubSpot = &Type{
 		Required: true,
 		MaxLen:   1024,
 	}},
-	DefaultURL: "https://api.hubapi.com",
-	Probe:      probeHubSpot,
+	DefaultURL:   "https://api.hubapi.com",
+	Probe:        probeHubSpot,
+	Authorize:    BearerAuth("access_token"),
+	ErrorMessage: hubSpotErrorMessage,
 }
 
 func init() { Register(HubSpot) }
+
+// BearerAuth sends the credential field as a bearer token.
+func BearerAuth(field string) func(ctx context.Context, c *Conn, req *http.Request) error {
+	return func(_ context.Context, c *Conn, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+c.Creds[field])
+		return nil
+	}
+}
 
 // hubSpotError is HubSpot's error body; every field may be missing.
 type hubSpotError struct {
@@ -32,6 +41,21 @@ type hubSpotError struct {
 	Message       string `json:"message"`
 	CorrelationID string `json:"correlationId"`
 	Category      string `json:"category"`
+}
+
+// hubSpotErrorMessage is "CATEGORY: message" of HubSpot's error body.
+func hubSpotErrorMessage(body []byte) string {
+	var e hubSpotError
+	if json.Unmarshal(body, &e) != nil {
+		return ""
+	}
+	switch {
+	case e.Category != "" && e.Message != "":
+		return e.Category + ": " + e.Message
+	case e.Category != "":
+		return e.Category
+	}
+	return e.Message
 }
 
 // HubSpotAccount is the part of GET /account-info/v3/details the probe reads.
@@ -42,48 +66,18 @@ type HubSpotAccount struct {
 }
 
 // probeHubSpot reads the account's details, which every valid token may:
-// GET /account-info/v3/details with the token as a bearer.
-func probeHubSpot(ctx context.Context, creds Credentials, hc *http.Client, baseURL string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/account-info/v3/details", nil)
-	if err != nil {
-		return fmt.Errorf("HubSpot: %w", err)
+// GET /account-info/v3/details.
+func probeHubSpot(ctx context.Context, c *Conn) error {
+	var acct HubSpotAccount
+	err := c.Do(ctx, Request{Path: "/account-info/v3/details"}, &acct)
+	var e *Error
+	switch {
+	case errors.As(err, &e) && e.Status == http.StatusForbidden:
+		return fmt.Errorf("HubSpot: the token lacks a scope this needs (403 %s)", e.Message)
+	case err != nil:
+		return err
+	case acct.PortalID == 0:
+		return fmt.Errorf("HubSpot answered 200 without account details (is its URL HubSpot's API?)")
 	}
-	req.Header.Set("Authorization", "Bearer "+creds["access_token"])
-	req.Header.Set("Accept", "application/json")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("HubSpot did not answer: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if err != nil {
-		return fmt.Errorf("HubSpot: reading its answer: %w", err)
-	}
-	if resp.StatusCode == http.StatusOK {
-		var acct HubSpotAccount
-		if err := json.Unmarshal(body, &acct); err != nil || acct.PortalID == 0 {
-			return fmt.Errorf("HubSpot answered 200 without account details (is TRAWL_HUBSPOT_API_URL HubSpot's API?)")
-		}
-		return nil
-	}
-	var e hubSpotError
-	_ = json.Unmarshal(body, &e)
-	// said is what HubSpot said, after the status: " CATEGORY: message".
-	said := ""
-	if e.Category != "" {
-		said = " " + e.Category
-	}
-	if e.Message != "" {
-		said += ": " + e.Message
-	}
-	switch resp.StatusCode {
-	case http.StatusUnauthorized:
-		return fmt.Errorf("HubSpot: %w (401%s)", ErrRejected, said)
-	case http.StatusForbidden:
-		return fmt.Errorf("HubSpot: the token lacks a scope this needs (403%s)", said)
-	case http.StatusTooManyRequests:
-		return fmt.Errorf("HubSpot: rate limited (429%s)", said)
-	default:
-		return fmt.Errorf("HubSpot answered %d%s", resp.StatusCode, said)
-	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -46,13 +47,26 @@ type FieldError struct {
 	Message string
 }
 
-// ProbeFunc asks the live service, at baseURL, whether creds work; nil
-// when they do. A credential the service refuses is an error wrapping
-// ErrRejected.
-type ProbeFunc func(ctx context.Context, creds Credentials, hc *http.Client, baseURL string) error
+// ProbeFunc asks the live service whether the connection's credentials
+// work; nil when they do. A credential the service refuses is an error
+// wrapping ErrRejected.
+type ProbeFunc func(ctx context.Context, c *Conn) error
 
 // ErrRejected means the service refused the credential (HTTP 401).
 var ErrRejected = errors.New("token rejected")
+
+// LookupFunc answers one lookup that builds workflows (a CRM's fields, a
+// base's tables) from the live service; params are the request's query
+// and path parameters. A bad parameter is a *ParamError.
+type LookupFunc func(ctx context.Context, c *Conn, params url.Values) (any, error)
+
+// ParamError is a lookup parameter the caller must fix.
+type ParamError struct {
+	Param   string // the query or path parameter's name
+	Message string
+}
+
+func (e *ParamError) Error() string { return e.Param + " " + e.Message }
 
 // Type is a kind of connection.
 type Type struct {
@@ -63,7 +77,19 @@ type Type struct {
 	Fields []Field
 	// DefaultURL is the live service's API base URL.
 	DefaultURL string
-	Probe      ProbeFunc
+	// CredentialURL, when set, is the base URL a credential names (a
+	// Salesforce instance), used instead of DefaultURL unless the
+	// connector overrides the type (the sandbox).
+	CredentialURL func(creds Credentials) string
+	Probe         ProbeFunc
+	// Authorize adds the credential to a request (a bearer token, a key
+	// header or query parameter), renewing it first when it expires.
+	Authorize func(ctx context.Context, c *Conn, req *http.Request) error
+	// ErrorMessage reads what the service said from an error answer's
+	// body ("" when it said nothing readable).
+	ErrorMessage func(body []byte) string
+	// Lookups are the type's lookups by name (crm-fields, channels).
+	Lookups map[string]LookupFunc
 }
 
 // Validate lists every problem of creds: a required field missing or

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/internal/integration"
 	"github.com/trawlhq/trawl/internal/sandbox"
@@ -34,7 +35,7 @@ func TestRegistryKnowsHubSpot(t *testing.T) {
 		}
 	}()
 	integration.Register(&integration.Type{Name: "hubspot", DisplayName: "x", Source: "api_key",
-		Fields: []integration.Field{{Name: "k"}}, Probe: func(context.Context, integration.Credentials, *http.Client, string) error { return nil }})
+		Fields: []integration.Field{{Name: "k"}}, Probe: func(context.Context, *integration.Conn) error { return nil }})
 }
 
 func TestHubSpotValidation(t *testing.T) {
@@ -89,10 +90,12 @@ func TestSealBindsAccountAndType(t *testing.T) {
 func TestHubSpotProbeAgainstSandbox(t *testing.T) {
 	srv := httptest.NewServer(sandbox.New(sandbox.Config{Seed: 1}).Handler())
 	defer srv.Close()
-	base := srv.URL + "/hubspot"
-	probe := func(token string) error {
-		return integration.HubSpot.Probe(t.Context(), integration.Credentials{"access_token": token}, srv.Client(), base)
+	probeAt := func(base, token string) error {
+		k := &integration.Connector{HTTP: srv.Client(), URLs: map[string]string{"hubspot": base},
+			Sleep: func(context.Context, time.Duration) error { return nil }}
+		return integration.HubSpot.Probe(t.Context(), k.Conn(integration.HubSpot, integration.Credentials{"access_token": token}, ""))
 	}
+	probe := func(token string) error { return probeAt(srv.URL+"/hubspot", token) }
 	if err := probe("pat-na1-good"); err != nil {
 		t.Fatalf("good token: %v", err)
 	}
@@ -105,14 +108,14 @@ func TestHubSpotProbeAgainstSandbox(t *testing.T) {
 		t.Fatalf("missing token: %v", err)
 	}
 	// Not HubSpot at that URL: a named failure, not a rejection.
-	err = integration.HubSpot.Probe(t.Context(), integration.Credentials{"access_token": "pat"}, srv.Client(), srv.URL+"/nothing")
+	err = probeAt(srv.URL+"/nothing", "pat")
 	if err == nil || errors.Is(err, integration.ErrRejected) || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("wrong URL: %v", err)
 	}
 	// Unreachable.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	if err := integration.HubSpot.Probe(t.Context(), integration.Credentials{"access_token": "pat"}, http.DefaultClient, dead.URL); err == nil ||
+	if err := probeAt(dead.URL, "pat"); err == nil ||
 		!strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("unreachable: %v", err)
 	}

@@ -53,7 +53,13 @@ func (s *Sandbox) Handler() http.Handler {
 	mux.Handle("/llm/", http.StripPrefix("/llm", s.llmHandler()))
 	mux.Handle("/harvestapi/", http.StripPrefix("/harvestapi", s.harvestAPIHandler()))
 	mux.Handle("/apify/", http.StripPrefix("/apify", s.apifyHandler()))
-	mux.Handle("/hubspot/", http.StripPrefix("/hubspot", s.hubSpotHandler()))
+	// The services connections reach, by connection type; each logs what
+	// it was asked (integrationLog), the tests' request log.
+	for typ, h := range map[string]http.Handler{
+		"hubspot": s.hubSpotHandler(),
+	} {
+		mux.Handle("/"+typ+"/", http.StripPrefix("/"+typ, s.integrationLog(typ, h)))
+	}
 	return s.logRequests(mux)
 }
 
@@ -127,8 +133,9 @@ func (s *Server) HarvestAPIURL() string { return s.base + "/harvestapi" }
 // ApifyURL is the Apify API base URL (…/v2/… under it).
 func (s *Server) ApifyURL() string { return s.base + "/apify" }
 
-// HubSpotURL is the HubSpot API base URL (…/account-info/v3/… under it).
-func (s *Server) HubSpotURL() string { return s.base + "/hubspot" }
+// IntegrationURL is the base URL of the API of the service a connection
+// type names (hubspot: HubSpot's API, …/crm/v3/… under it).
+func (s *Server) IntegrationURL(typ string) string { return s.base + "/" + typ }
 
 // Close stops the server and waits for it to finish; calling it again is harmless.
 func (s *Server) Close() error {

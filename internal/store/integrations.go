@@ -94,3 +94,18 @@ func (s *Store) DeleteIntegration(ctx context.Context, accountID, typ string) er
 	}
 	return nil
 }
+
+// RenewIntegrationCredentials replaces the sealed credentials of a
+// connection that renewed them (an OAuth access token), keeping its name
+// and source; ErrNotFound when it was deleted meanwhile.
+func (s *Store) RenewIntegrationCredentials(ctx context.Context, accountID, typ string, sealed []byte) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE integrations SET credentials = $3, updated_at = $4 WHERE account_id = $1 AND type = $2`,
+		accountID, typ, sealed, ms(s.now().UTC()))
+	if err != nil {
+		return fmt.Errorf("store: renew integration: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: integration %s: %w", typ, ErrNotFound)
+	}
+	return nil
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/ident"
+	"github.com/trawlhq/trawl/internal/integration"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -34,6 +35,9 @@ type Engine struct {
 	Executors map[string]action.Executor
 	// Secret opens an account secret by name.
 	Secret func(ctx context.Context, accountID, name string) (string, error)
+	// Connection opens an account's connection of a type (nil: steps
+	// that act through one fail NOT_CONNECTED).
+	Connection func(ctx context.Context, accountID, typ string) (*integration.Conn, error)
 	// Allocation is an account's monthly credits, for charges.
 	Allocation func(ctx context.Context, accountID string) (int64, error)
 	Now        func() time.Time

@@ -10,6 +10,7 @@ import (
 
 	"github.com/trawlhq/trawl/internal/action"
 	"github.com/trawlhq/trawl/internal/credits"
+	"github.com/trawlhq/trawl/internal/integration"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -186,6 +187,11 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 	}
 	call := action.Call{AccountID: r.x.AccountID, Inputs: input, IdempotencyKey: r.x.ID + ":" + st.Key,
 		Secret: func(ctx context.Context, name string) (string, error) { return r.e.Secret(ctx, r.x.AccountID, name) }}
+	if r.e.Connection != nil {
+		call.Connection = func(ctx context.Context, typ string) (*integration.Conn, error) {
+			return r.e.Connection(ctx, r.x.AccountID, typ)
+		}
+	}
 	for n := len(st.Attempts) + 1; ; n++ {
 		started := r.e.Now()
 		actx, cancel := context.WithTimeout(ctx, timeout)
@@ -220,7 +226,7 @@ func (r *run) call(ctx context.Context, a workflow.Action, spec action.Spec, st 
 		if err := r.save(ctx, st, nil); err != nil {
 			return st, err
 		}
-		if err := r.e.sleep(ctx, backoff<<(n-1)); err != nil {
+		if err := r.e.sleep(ctx, max(backoff<<(n-1), ae.RetryAfter)); err != nil {
 			return st, err
 		}
 	}
