@@ -134,6 +134,10 @@ type Spec struct {
 	Inputs   []Input `json:"inputs"`
 	// Outputs is a JSON Schema of what the step outputs.
 	Outputs map[string]any `json:"outputs"`
+	// Run is the executor of an action that acts through a connection,
+	// declared with its entry; nil for kinds whose executor is built
+	// elsewhere (Executors, the engine's control flow, app's metered ones).
+	Run Executor `json:"-"`
 	// Check adds rules that span inputs (one of two inputs required, say).
 	// An input that is one whole template is passed as Dynamic: present,
 	// its value known only when the step runs.
@@ -199,7 +203,12 @@ func NewCatalogue() *Catalogue {
 		personEnrichmentSpec(),
 		pronetPostCommentsSpec(), microblogUserSpec(),
 		genericAgentSpec(),
-	)
+	).with(integrationSpecs()...)
+}
+
+// with adds entries to the catalogue.
+func (c *Catalogue) with(specs ...Spec) *Catalogue {
+	return NewCatalogueOf(append(c.specs, specs...)...)
 }
 
 // NewCatalogueOf builds a catalogue of these entries (tests build one

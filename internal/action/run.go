@@ -104,11 +104,15 @@ func (d Deps) withDefaults() Deps {
 // the engine (control-flow kinds are the engine's own).
 func Executors(d Deps) map[string]Executor {
 	d = d.withDefaults()
-	return map[string]Executor{
+	out := map[string]Executor{
 		KindHTTPRequest:  httpRequestRun(d),
 		KindSlackMessage: slackRun(d),
 		KindSendEmail:    sendEmailRun(d),
 	}
+	for _, s := range integrationSpecs() {
+		out[s.Kind] = s.Run
+	}
+	return out
 }
 
 // inputString returns a string input ("" when absent).

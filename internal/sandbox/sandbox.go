@@ -56,7 +56,19 @@ func (s *Sandbox) Handler() http.Handler {
 	// The services connections reach, by connection type; each logs what
 	// it was asked (integrationLog), the tests' request log.
 	for typ, h := range map[string]http.Handler{
-		"hubspot": s.hubSpotHandler(),
+		"hubspot":       s.hubSpotHandler(),
+		"salesforce":    s.salesforceHandler(),
+		"pipedrive":     s.pipedriveHandler(),
+		"attio":         s.attioHandler(),
+		"google_sheets": s.googleSheetsHandler(),
+		"airtable":      s.airtableHandler(),
+		"notion":        s.notionHandler(),
+		"linear":        s.linearHandler(),
+		"smartlead":     s.smartleadHandler(),
+		"instantly":     s.instantlyHandler(),
+		"lemlist":       s.lemlistHandler(),
+		"heyreach":      s.heyReachHandler(),
+		"slack":         s.slackHandler(),
 	} {
 		mux.Handle("/"+typ+"/", http.StripPrefix("/"+typ, s.integrationLog(typ, h)))
 	}

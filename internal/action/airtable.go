@@ -1,0 +1,4 @@
+package action
+
+// airtableSpecs are the Airtable actions.
+func airtableSpecs() []Spec { return nil }

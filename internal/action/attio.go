@@ -1,0 +1,4 @@
+package action
+
+// attioSpecs are the Attio actions.
+func attioSpecs() []Spec { return nil }

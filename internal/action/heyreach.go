@@ -1,0 +1,4 @@
+package action
+
+// heyReachSpecs are the HeyReach actions.
+func heyReachSpecs() []Spec { return nil }

@@ -1,0 +1,4 @@
+package action
+
+// hubSpotSpecs are the HubSpot actions.
+func hubSpotSpecs() []Spec { return nil }

@@ -1,0 +1,4 @@
+package action
+
+// instantlySpecs are the Instantly actions.
+func instantlySpecs() []Spec { return nil }

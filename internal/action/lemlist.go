@@ -1,0 +1,4 @@
+package action
+
+// lemlistSpecs are the lemlist actions.
+func lemlistSpecs() []Spec { return nil }

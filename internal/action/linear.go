@@ -1,0 +1,4 @@
+package action
+
+// linearSpecs are the Linear actions.
+func linearSpecs() []Spec { return nil }

@@ -1,0 +1,4 @@
+package action
+
+// notionSpecs are the Notion actions.
+func notionSpecs() []Spec { return nil }

@@ -1,0 +1,4 @@
+package action
+
+// pipedriveSpecs are the Pipedrive actions.
+func pipedriveSpecs() []Spec { return nil }

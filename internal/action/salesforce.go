@@ -1,0 +1,4 @@
+package action
+
+// salesforceSpecs are the Salesforce actions.
+func salesforceSpecs() []Spec { return nil }

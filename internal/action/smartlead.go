@@ -1,0 +1,4 @@
+package action
+
+// smartleadSpecs are the Smartlead actions.
+func smartleadSpecs() []Spec { return nil }

@@ -1,0 +1,5 @@
+package sandbox
+
+import "net/http"
+
+func (s *Sandbox) attioHandler() http.Handler { return http.NotFoundHandler() }

@@ -1,0 +1,5 @@
+package sandbox
+
+import "net/http"
+
+func (s *Sandbox) slackHandler() http.Handler { return http.NotFoundHandler() }
