@@ -197,12 +197,12 @@ func writeHubSpotRateLimited(w http.ResponseWriter, r *http.Request, portal int6
 }
 
 // flakyOnce tells whether key's first request must fail (and records it).
-func (p *hubSpotPortal) flakyOnce(key string) bool {
+func (p *hubSpotPortal) flakyOnce(typ, key string) bool {
 	key = strings.ToLower(key)
-	if !strings.HasPrefix(key, "flaky-") || p.flaky[key] || len(p.flaky) >= hubSpotMaxObjects {
+	if !strings.HasPrefix(key, "flaky-") || p.flaky[typ+":"+key] || len(p.flaky) >= hubSpotMaxObjects {
 		return false
 	}
-	p.flaky[key] = true
+	p.flaky[typ+":"+key] = true
 	return true
 }
 

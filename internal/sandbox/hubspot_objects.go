@@ -130,7 +130,7 @@ func (c *hubSpotCRM) handleCreate(w http.ResponseWriter, r *http.Request) {
 		if !decodeHubSpotBody(w, r, &in) {
 			return
 		}
-		if p.flakyOnce(typ + ":" + hubSpotKey(typ, in.Properties)) {
+		if p.flakyOnce(typ, hubSpotKey(typ, in.Properties)) {
 			writeHubSpotRateLimited(w, r, p.id)
 			return
 		}
@@ -341,7 +341,7 @@ func (c *hubSpotCRM) handleUpsert(w http.ResponseWriter, r *http.Request) {
 					fmt.Sprintf("idProperty %q is not a unique value property of %s", x.IDProperty, typ), nil)
 				return
 			}
-			if p.flakyOnce(typ + ":" + x.ID) {
+			if p.flakyOnce(typ, x.ID) {
 				writeHubSpotRateLimited(w, r, p.id)
 				return
 			}

@@ -160,7 +160,7 @@ func (c *hubSpotCRM) handleSearch(w http.ResponseWriter, r *http.Request) {
 						fmt.Sprintf("There was a problem with the request. Unknown operator %q.", f.Operator), nil)
 					return
 				}
-				if f.Operator == "EQ" && p.flakyOnce(typ+":"+hubSpotText(f.Value)) {
+				if f.Operator == "EQ" && p.flakyOnce(typ, hubSpotText(f.Value)) {
 					writeHubSpotRateLimited(w, r, p.id)
 					return
 				}
