@@ -326,7 +326,7 @@ func hubSpotCreateNote(ctx context.Context, call Call) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	at, err := hubSpotTimestamp(in["timestamp"], c)
+	at, err := hubSpotTimestamp(in["timestamp"], c.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +372,7 @@ func hubSpotCreateTask(ctx context.Context, call Call) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	due, err := hubSpotTimestamp(in["due"], c)
+	due, err := hubSpotTimestamp(in["due"], c.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func hubSpotCreateOnce(ctx context.Context, c *integration.Conn, typ, contactID 
 
 // hubSpotTimestamp reads a time input: ISO 8601 (or a date), or Unix
 // milliseconds as a number or digits; absent is now.
-func hubSpotTimestamp(v any, c *integration.Conn) (time.Time, error) {
+func hubSpotTimestamp(v any, now func() time.Time) (time.Time, error) {
 	switch v := v.(type) {
 	case nil:
 	case float64:
@@ -440,8 +440,8 @@ func hubSpotTimestamp(v any, c *integration.Conn) (time.Time, error) {
 	default:
 		return time.Time{}, failf(CodeInvalidInput, false, "a time must be an ISO 8601 string or Unix milliseconds")
 	}
-	if c.Now != nil {
-		return c.Now().UTC(), nil
+	if now != nil {
+		return now().UTC(), nil
 	}
 	return time.Now().UTC(), nil
 }
