@@ -205,3 +205,30 @@ func TestHubSpotCRMPropertiesAndFaults(t *testing.T) {
 		t.Fatalf("invalid token: %d %v", code, body)
 	}
 }
+
+// FuzzHubSpotCRMRequests sends arbitrary bodies to the CRM's write and
+// search endpoints: every answer is HubSpot's JSON, never a 5xx.
+func FuzzHubSpotCRMRequests(f *testing.F) {
+	for _, s := range []string{
+		`{"inputs":[{"idProperty":"email","id":"a@b.co","properties":{"firstname":"A","numberofemployees":3}}]}`,
+		`{"properties":{"hs_note_body":"x","hs_timestamp":"1700000000000"},"associations":[{"to":{"id":"1"},"types":[{"associationTypeId":202}]}]}`,
+		`{"filterGroups":[{"filters":[{"propertyName":"email","operator":"IN","values":["a",1,null]}]}],"limit":-1,"after":"-5"}`,
+		`{"properties":{"email":["x"]}}`, `null`, `[]`, `{`,
+	} {
+		f.Add(uint8(0), s)
+	}
+	h := New(Config{Seed: 1}).Handler()
+	types := []string{"contacts", "companies", "notes", "tasks", "0-1", "deals"}
+	f.Fuzz(func(t *testing.T, kind uint8, body string) {
+		typ := types[int(kind)%len(types)]
+		for _, path := range []string{"/crm/v3/objects/" + typ, "/crm/v3/objects/" + typ + "/batch/upsert", "/crm/v3/objects/" + typ + "/search"} {
+			req := httptest.NewRequest(http.MethodPost, "/hubspot"+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer pat-fuzz")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code >= 500 || !json.Valid(rec.Body.Bytes()) {
+				t.Fatalf("POST %s %q: %d %q", path, body, rec.Code, rec.Body)
+			}
+		}
+	})
+}

@@ -226,7 +226,7 @@ func (c *hubSpotCRM) handleGet(w http.ResponseWriter, r *http.Request) {
 			}
 			ref := hubSpotAssocRef{}
 			for _, id := range sortedIDs(o.Assoc[to]) {
-				ref.Results = append(ref.Results, hubSpotAssocResult{ID: id, Type: strings.TrimSuffix(hubSpotSingular(typ), "") + "_to_" + hubSpotSingular(to)})
+				ref.Results = append(ref.Results, hubSpotAssocResult{ID: id, Type: hubSpotSingular(typ) + "_to_" + hubSpotSingular(to)})
 			}
 			rec.Associations[to] = ref
 		}
