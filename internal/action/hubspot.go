@@ -15,7 +15,7 @@ const (
 func hubSpotSpecs() []Spec {
 	return []Spec{
 		{
-			Kind: KindHubSpotUpsertContact, Name: "Create or update HubSpot contact", Category: CategoryCRM,
+			Kind: KindHubSpotUpsertContact, Name: "Create or update HubSpot contact", Category: CategoryCRM, Connection: hubSpotType,
 			Description: "Creates the HubSpot contact of an email address, or updates it when the portal has one (batch upsert keyed by email: running it again updates the same contact). Blank inputs are left out; an empty string in properties clears a property.",
 			Inputs: []Input{
 				{Name: "email", Title: "Email", Required: true, Type: TypeString, Description: "The contact's email address, its key."},
@@ -36,7 +36,7 @@ func hubSpotSpecs() []Spec {
 			Run: hubSpotUpsertContact,
 		},
 		{
-			Kind: KindHubSpotAssociateCompany, Name: "Associate HubSpot company", Category: CategoryCRM,
+			Kind: KindHubSpotAssociateCompany, Name: "Associate HubSpot company", Category: CategoryCRM, Connection: hubSpotType,
 			Description: "Links a contact to a company: the company of company_id, or the one whose domain is company_domain, created when the portal has none. Associating again changes nothing.",
 			Inputs: []Input{
 				{Name: "contact_id", Title: "Contact id", Required: true, Type: TypeString, Description: "The contact's record id (hubspot_upsert_contact's id)."},
@@ -63,7 +63,7 @@ func hubSpotSpecs() []Spec {
 			Run: hubSpotAssociateCompany,
 		},
 		{
-			Kind: KindHubSpotCreateNote, Name: "Add HubSpot note", Category: CategoryCRM,
+			Kind: KindHubSpotCreateNote, Name: "Add HubSpot note", Category: CategoryCRM, Connection: hubSpotType,
 			Description: "Adds a note to a contact's timeline. A note with the same body already on the contact is not added again (a retried step does not duplicate it).",
 			Inputs: []Input{
 				{Name: "contact_id", Title: "Contact id", Required: true, Type: TypeString},
@@ -77,7 +77,7 @@ func hubSpotSpecs() []Spec {
 			Run: hubSpotCreateNote,
 		},
 		{
-			Kind: KindHubSpotCreateTask, Name: "Create HubSpot task", Category: CategoryCRM,
+			Kind: KindHubSpotCreateTask, Name: "Create HubSpot task", Category: CategoryCRM, Connection: hubSpotType,
 			Description: "Creates a task associated with a contact. An open task of the same subject (and due time, when given) already on the contact is not created again.",
 			Inputs: []Input{
 				{Name: "contact_id", Title: "Contact id", Required: true, Type: TypeString},
