@@ -53,6 +53,14 @@ func TestSlackConnectionE2E(t *testing.T) {
 			"edges": []any{map[string]any{"from": "$source", "to": "sales"}, map[string]any{"from": "sales", "to": "flaky"},
 				map[string]any{"from": "flaky", "to": "random"}},
 		}
+		// Without a webhook, the channel is required (the token or the
+		// connection posts).
+		r := mustDo(t, c, http.MethodPost, "/v1/workflows", map[string]any{"name": "no channel", "workflow": map[string]any{
+			"actions": []any{map[string]any{"id": "s", "kind": "slack_send_channel_message", "inputs": map[string]any{"text": "hi"}}},
+			"edges":   []any{map[string]any{"from": "$source", "to": "s"}}}}, 400)
+		if !r.Err().HasPointer("/workflow/actions/0/inputs/channel") {
+			t.Fatalf("no channel: %s", r.Body)
+		}
 		w := createWorkflow(t, c, map[string]any{"name": "slack", "workflow": def})
 		run := func(text string) executionView {
 			t.Helper()
@@ -67,7 +75,7 @@ func TestSlackConnectionE2E(t *testing.T) {
 		mustDo(t, c, http.MethodGet, "/v1/integrations/slack/channels", nil, 404)
 
 		// A user token is refused with a message saying what a bot token is.
-		r := mustDo(t, c, http.MethodPost, "/v1/integrations/slack", map[string]any{"credentials": map[string]string{"bot_token": "xoxp-user-secret"}}, 400)
+		r = mustDo(t, c, http.MethodPost, "/v1/integrations/slack", map[string]any{"credentials": map[string]string{"bot_token": "xoxp-user-secret"}}, 400)
 		if !strings.Contains(string(r.Body), "xoxb-") || strings.Contains(string(r.Body), "user-secret") {
 			t.Fatalf("user token: %s", r.Body)
 		}

@@ -49,8 +49,10 @@ func checkSlackCreds(creds Credentials) []FieldError {
 
 // slackEnvelope is what every Web API answer carries.
 type slackEnvelope struct {
-	OK    *bool  `json:"ok"`
-	Error string `json:"error"`
+	OK *bool `json:"ok"`
+	// Error is any JSON so that an odd value (a number) reads as no code
+	// rather than as an answer that is not Slack's.
+	Error any `json:"error"`
 }
 
 // maxSlackCode bounds the error code kept from an answer.
@@ -71,12 +73,13 @@ func ParseSlackEnvelope(body []byte) (string, error) {
 	if *env.OK {
 		return "", nil
 	}
+	raw, _ := env.Error.(string)
 	code := strings.Map(func(r rune) rune {
 		if r == '_' || r == '.' || r == '-' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			return r
 		}
 		return -1
-	}, env.Error)
+	}, raw)
 	if len(code) > maxSlackCode {
 		code = code[:maxSlackCode]
 	}

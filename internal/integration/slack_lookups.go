@@ -195,10 +195,10 @@ func slackUsersLookup(ctx context.Context, c *Conn, params url.Values) (any, err
 				if m.Deleted || m.IsBot || m.ID == "USLACKBOT" || m.ID == "" {
 					continue
 				}
-				real := cmp.Or(m.RealName, m.Profile.RealName)
-				hay := strings.ToLower(m.Name + "\x00" + real + "\x00" + m.Profile.DisplayName + "\x00" + m.Profile.Email)
+				realName := cmp.Or(m.RealName, m.Profile.RealName)
+				hay := strings.ToLower(m.Name + "\x00" + realName + "\x00" + m.Profile.DisplayName + "\x00" + m.Profile.Email)
 				if strings.Contains(hay, search) {
-					out = append(out, SlackUser{ID: m.ID, Name: m.Name, RealName: real, Email: m.Profile.Email})
+					out = append(out, SlackUser{ID: m.ID, Name: m.Name, RealName: realName, Email: m.Profile.Email})
 				}
 			}
 			return true
