@@ -74,4 +74,3 @@ func TestSlackConnection(t *testing.T) {
 		})
 	}
 }
-

@@ -106,10 +106,10 @@ func TestSlackStatus(t *testing.T) {
 
 func TestParseSlackEnvelope(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"ok":true,"channel":"C1"}`:                 "",
-		`{"ok":false,"error":"invalid_auth"}`:        "invalid_auth",
-		`{"ok":false}`:                               "unknown_error",
-		`{"ok":false,"error":"bad\ncode <b>"}`:       "badcodeb",
+		`{"ok":true,"channel":"C1"}`:                "",
+		`{"ok":false,"error":"invalid_auth"}`:       "invalid_auth",
+		`{"ok":false}`:                              "unknown_error",
+		`{"ok":false,"error":"bad\ncode <b>"}`:      "badcodeb",
 		`{"ok":false,"error":"channel_not_found"} `: "channel_not_found",
 	} {
 		got, err := integration.ParseSlackEnvelope([]byte(body))
