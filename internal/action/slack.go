@@ -5,7 +5,7 @@ const KindSlackMessage = "slack_send_channel_message"
 
 func slackSpec() Spec {
 	return Spec{
-		Kind: KindSlackMessage, Name: "Send Slack message", Category: CategoryMessaging,
+		Kind: KindSlackMessage, Name: "Send Slack message", Category: CategoryMessaging, Connection: "slack",
 		Description: "Posts a message to a Slack channel through the account's Slack connection (chat.postMessage; connect it with POST /v1/integrations/slack) when neither webhook_url nor token is given, or through an incoming-webhook URL or a bot token held in account secrets named here. With the connection, channel is required and may be an id (C…) or #name (resolved through conversations.list).",
 		Inputs: []Input{
 			{Name: "webhook_url", Title: "Incoming-webhook secret", Type: TypeString, Secret: true, Description: "Name of the secret holding the incoming-webhook URL; leave out, with token, to post through the Slack connection."},
