@@ -16,7 +16,7 @@ import (
 // an unknown team, a rejected key and no connection fail with their codes.
 func TestLinearCreateIssue(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
-		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_LOG_LEVEL": "debug"}))
+		ts := startServer(t, serverEnv(t, engine, integrationTestEnv))
 		c := ts.Client
 		const key = "lin_api_e2e_workspace_1"
 

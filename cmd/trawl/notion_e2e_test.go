@@ -82,7 +82,7 @@ func sandboxAPI(t *testing.T, ts *testServer, method, path string, header map[st
 // waited out.
 func TestNotionCreatePage(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
-		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_LOG_LEVEL": "debug"}))
+		ts := startServer(t, serverEnv(t, engine, integrationTestEnv))
 		c := ts.Client
 		const token = "ntn_e2e_workspace_1"
 
@@ -193,3 +193,8 @@ func TestNotionCreatePage(t *testing.T) {
 		}
 	})
 }
+
+// integrationTestEnv logs the sandbox's requests and lifts the API's rate
+// limit, which a test polling many executions would otherwise reach.
+var integrationTestEnv = map[string]string{"TRAWL_LOG_LEVEL": "debug",
+	"TRAWL_RATE_LIMIT_STARTER": "100000", "TRAWL_RATE_LIMIT_ENTERPRISE": "100000", "TRAWL_RATE_LIMIT_CUSTOM": "100000"}
