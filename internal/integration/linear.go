@@ -102,8 +102,9 @@ func LinearQuery(ctx context.Context, c *Conn, op, query string, vars map[string
 	body := map[string]any{"operationName": op, "query": query, "variables": vars}
 	for attempt := 1; ; attempt++ {
 		err := linearOnce(ctx, c, body, out)
-		var e *Error
-		if !errors.As(err, &e) || e.Status != http.StatusTooManyRequests || attempt >= Attempts || ctx.Err() != nil {
+		// Only RATELIMITED in a GraphQL answer is tried again here: an
+		// HTTP 429 was already tried again by Conn.Do.
+		if !errors.Is(err, errLinearRateLimited) || attempt >= Attempts || ctx.Err() != nil {
 			return err
 		}
 		wait := time.Duration(attempt) * 500 * time.Millisecond
@@ -114,6 +115,17 @@ func LinearQuery(ctx context.Context, c *Conn, op, query string, vars map[string
 			return err
 		}
 	}
+}
+
+// errLinearRateLimited marks a RATELIMITED GraphQL error.
+var errLinearRateLimited = errors.New("Linear: RATELIMITED")
+
+func linearError(service string, status int, msg string) *Error {
+	e := &Error{Service: service, Status: status, Message: msg}
+	if status == http.StatusTooManyRequests {
+		e.err = errLinearRateLimited
+	}
+	return e
 }
 
 func linearOnce(ctx context.Context, c *Conn, body map[string]any, out any) error {
@@ -131,7 +143,7 @@ func linearOnce(ctx context.Context, c *Conn, body map[string]any, out any) erro
 		g.Extensions.Code = code
 		g.Message = e.Message
 		if s := linearStatus(g); s != http.StatusBadRequest {
-			return &Error{Service: e.Service, Status: s, Message: e.Message}
+			return linearError(e.Service, s, e.Message)
 		}
 	}
 	if err != nil {
@@ -140,7 +152,7 @@ func linearOnce(ctx context.Context, c *Conn, body map[string]any, out any) erro
 	if len(answer.Errors) > 0 {
 		g := answer.Errors[0]
 		raw, _ := json.Marshal(map[string]any{"errors": answer.Errors})
-		return &Error{Service: c.Type.DisplayName, Status: linearStatus(g), Message: LinearErrorMessage(raw)}
+		return linearError(c.Type.DisplayName, linearStatus(g), LinearErrorMessage(raw))
 	}
 	if out != nil && len(answer.Data) > 0 {
 		if err := json.Unmarshal(answer.Data, out); err != nil {
