@@ -17,7 +17,7 @@ const KindLinearCreateIssue = "linear_create_issue"
 // linearSpecs are the Linear actions.
 func linearSpecs() []Spec {
 	return []Spec{{
-		Kind: KindLinearCreateIssue, Name: "Create Linear issue", Category: CategoryIntegration,
+		Kind: KindLinearCreateIssue, Name: "Create Linear issue", Category: CategoryIntegration, Connection: "linear",
 		Description: "Creates an issue in a team of the connected Linear workspace (GraphQL issueCreate). The issue's id is derived from the step's idempotency key, so a retried or resumed step finds the issue it created instead of adding a second.",
 		Inputs: []Input{
 			{Name: "team_id", Title: "Team", Required: true, Type: TypeString, Description: "The team's id (GET /v1/integrations/linear/teams)."},

@@ -7,7 +7,7 @@ const KindNotionCreatePage = "notion_create_page"
 // notionSpecs are the Notion actions.
 func notionSpecs() []Spec {
 	return []Spec{{
-		Kind: KindNotionCreatePage, Name: "Create Notion database page", Category: CategoryIntegration,
+		Kind: KindNotionCreatePage, Name: "Create Notion database page", Category: CategoryIntegration, Connection: "notion",
 		Description: "Adds a page to a Notion database shared with the connected integration (POST /v1/pages). Properties are plain values by property name, converted to the database's property types (title, rich_text, number, select, multi_select, url, email, phone_number, checkbox, date); content becomes paragraph blocks. With dedupe_property, the page whose property equals the given value is updated instead (PATCH /v1/pages/{id}), so running the step again does not add a second page.",
 		Inputs: []Input{
 			{Name: "database_id", Title: "Database", Required: true, Type: TypeString, Description: "The database's id (GET /v1/integrations/notion/databases)."},

@@ -11,7 +11,7 @@ const (
 func pipedriveSpecs() []Spec {
 	return []Spec{
 		{
-			Kind: KindPipedriveUpsertPerson, Name: "Upsert Pipedrive person", Category: CategoryCRM,
+			Kind: KindPipedriveUpsertPerson, Name: "Upsert Pipedrive person", Category: CategoryCRM, Connection: "pipedrive",
 			Description: "Finds the person of the connected Pipedrive company by exact email (GET /v1/persons/search) and updates them (PUT /v1/persons/{id}), or creates them (POST /v1/persons). org_name links the organization of that exact name, created when missing.",
 			Inputs: []Input{
 				{Name: "email", Title: "Email", Required: true, Type: TypeString},
@@ -28,7 +28,7 @@ func pipedriveSpecs() []Spec {
 			Run: pipedriveUpsertPersonRun,
 		},
 		{
-			Kind: KindPipedriveCreateLead, Name: "Create Pipedrive lead", Category: CategoryCRM,
+			Kind: KindPipedriveCreateLead, Name: "Create Pipedrive lead", Category: CategoryCRM, Connection: "pipedrive",
 			Description: "Adds a lead linked to a person or an organization (POST /v1/leads). A lead of the same title already linked to the same person (or organization) is answered instead of a second one (GET /v1/leads/search), so a retried step does not duplicate it.",
 			Inputs: []Input{
 				{Name: "title", Title: "Title", Required: true, Type: TypeString},
@@ -50,7 +50,7 @@ func pipedriveSpecs() []Spec {
 			Run: pipedriveCreateLeadRun,
 		},
 		{
-			Kind: KindPipedriveAddNote, Name: "Add Pipedrive note", Category: CategoryCRM,
+			Kind: KindPipedriveAddNote, Name: "Add Pipedrive note", Category: CategoryCRM, Connection: "pipedrive",
 			Description: "Adds a note to a person, a lead or a deal (POST /v1/notes). A note of the same content already on the same record is answered instead of a second one (GET /v1/notes), so a retried step does not duplicate it.",
 			Inputs: []Input{
 				{Name: "content", Title: "Content", Required: true, Type: TypeString, Description: "The note (Pipedrive takes basic HTML)."},

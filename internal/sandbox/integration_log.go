@@ -41,7 +41,7 @@ func (s *Sandbox) integrationLog(service string, next http.Handler) http.Handler
 func maskedQuery(q url.Values) string {
 	for k := range q {
 		switch strings.ToLower(k) {
-		case "api_key", "apikey", "token", "access_token", "key":
+		case "api_key", "apikey", "api_token", "token", "access_token", "key":
 			q[k] = []string{"***"}
 		}
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/mail"
 	"slices"
@@ -65,7 +66,7 @@ func pipedrivePersonSearch(w http.ResponseWriter, r *http.Request, c *pipedriveC
 	}
 	fields := r.URL.Query().Get("fields")
 	items := []any{}
-	for _, id := range sortedIDs(c.persons) {
+	for _, id := range slices.Sorted(maps.Keys(c.persons)) {
 		p := c.persons[id]
 		var vals []string
 		if fields == "" || strings.Contains(fields, "email") {
@@ -86,15 +87,6 @@ func pipedrivePersonSearch(w http.ResponseWriter, r *http.Request, c *pipedriveC
 			"organization": org, "custom_fields": []any{}, "notes": []any{}}})
 	}
 	searchAnswer(w, items)
-}
-
-func sortedIDs[V any](m map[int64]V) []int64 {
-	ids := make([]int64, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // pipedriveContacts normalizes email or phone of a person's body: a
@@ -206,7 +198,7 @@ func pipedriveOrgSearch(w http.ResponseWriter, r *http.Request, c *pipedriveComp
 		return
 	}
 	items := []any{}
-	for _, id := range sortedIDs(c.orgs) {
+	for _, id := range slices.Sorted(maps.Keys(c.orgs)) {
 		if o := c.orgs[id]; termMatches(term, exact, fmt.Sprint(o["name"])) {
 			items = append(items, map[string]any{"result_score": 1, "item": map[string]any{"id": id, "type": "organization",
 				"name": o["name"], "address": nil, "visible_to": 3, "owner": map[string]any{"id": 1}, "custom_fields": []any{}, "notes": []any{}}})
