@@ -33,8 +33,8 @@ func googleSheetsSpecs() []Spec {
 				Input{Name: "key_column", Title: "Key column", Type: TypeString,
 					Description: "A header whose value identifies the row (an email, a post URL): the row is appended only when no row holds it yet."},
 			),
-			Run:        sheetsRun(false),
-			Outputs:    rowOut("Whether a row was added (false: key_column found the row already there)."),
+			Run:     sheetsRun(false),
+			Outputs: rowOut("Whether a row was added (false: key_column found the row already there)."),
 		},
 		{
 			Kind: KindSheetsUpsertRow, Name: "Update or add Google Sheets row", Category: CategoryIntegration,
@@ -46,8 +46,8 @@ func googleSheetsSpecs() []Spec {
 				Input{Name: "values", Title: "Values", Type: TypeObject, Required: true,
 					Description: "Column header → value; it must hold key_column. Columns it leaves out keep their cells."},
 			),
-			Run:        sheetsRun(true),
-			Outputs:    rowOut("Whether the row was added (false: an existing row was updated)."),
+			Run:     sheetsRun(true),
+			Outputs: rowOut("Whether the row was added (false: an existing row was updated)."),
 		},
 	}
 }

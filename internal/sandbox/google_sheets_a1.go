@@ -63,11 +63,25 @@ func parseA1(s string) (a1Range, error) {
 			return r, errA1
 		}
 		rest = s[i+1:]
-	} else if _, _, err := parseCell(s); err != nil {
-		// A bare word that is not a cell is a sheet's title.
+	} else if _, err := parseCells(s); err != nil {
+		// A bare word that is not a range is a sheet's title.
+		if strings.ContainsAny(s, "'!:") {
+			return r, errA1
+		}
 		r.Sheet, r.HasSheet = s, true
 		return r, nil
 	}
+	cells, err := parseCells(rest)
+	if err != nil {
+		return r, err
+	}
+	r.Col1, r.Row1, r.Col2, r.Row2 = cells.Col1, cells.Row1, cells.Col2, cells.Row2
+	return r, nil
+}
+
+// parseCells reads the cells part of a range: B2, A1:C, A:B, 1:3.
+func parseCells(rest string) (a1Range, error) {
+	var r a1Range
 	if rest == "" {
 		return r, errA1
 	}
@@ -86,8 +100,10 @@ func parseA1(s string) (a1Range, error) {
 	if r.Col2, r.Row2, err = parseCell(b); err != nil {
 		return r, err
 	}
-	// A1:C, A:A, 1:1 are fine; A:1 is not (a column against a row).
-	if r.Col1 == 0 && r.Col2 != 0 || r.Row1 == 0 && r.Row2 != 0 && r.Col1 == 0 {
+	// A1:C, A1:C9, A:C, A:C9 and 1:3 are ranges; A:1, 1:A, A1:3 are not.
+	switch {
+	case r.Col1 == 0 && (r.Col2 != 0 || r.Row2 == 0), // a row range ends on a row
+		r.Col1 != 0 && r.Col2 == 0: // a column's range ends on a column
 		return r, errA1
 	}
 	if r.Col2 != 0 && r.Col2 < r.Col1 {
