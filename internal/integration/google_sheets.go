@@ -154,7 +154,8 @@ func (k *ServiceAccountKey) Assertion(aud string, now time.Time) (string, error)
 // googleLive tells whether c reaches Google itself (not the sandbox or a
 // proxy, where every API is under the base URL).
 func googleLive(c *Conn) bool {
-	return strings.TrimSuffix(c.BaseURL, "/") == googleSheetsURL
+	u := strings.TrimSuffix(c.BaseURL, "/")
+	return u == googleSheetsURL || u == googleDriveURL
 }
 
 // googleAuthorize sends the cached access token, or first gets one from
@@ -269,7 +270,9 @@ func googleErrorMessage(body []byte) string {
 // account: the key works and Drive is enabled for its project.
 func probeGoogleSheets(ctx context.Context, c *Conn) error {
 	var list driveFileList
-	err := c.driveConn().Do(ctx, Request{Path: "/drive/v3/files", Query: url.Values{"pageSize": {"1"}, "q": {sheetsMimeQuery}, "fields": {"files(id,name)"}}}, &list)
+	d := c.driveConn()
+	err := d.Do(ctx, Request{Path: "/drive/v3/files", Query: url.Values{"pageSize": {"1"}, "q": {sheetsMimeQuery}, "fields": {"files(id,name)"}}}, &list)
+	c.Creds = d.Creds // the token Drive's call got
 	var e *Error
 	if errors.As(err, &e) && e.Status == http.StatusForbidden {
 		return fmt.Errorf("Google Sheets: the service account may not list files; is the Drive API enabled for its project? (403 %s)", e.Message)
@@ -280,7 +283,7 @@ func probeGoogleSheets(ctx context.Context, c *Conn) error {
 // driveConn is c aimed at Drive: Google's other host, or the same base
 // elsewhere.
 func (c *Conn) driveConn() *Conn {
-	if !googleLive(c) {
+	if strings.TrimSuffix(c.BaseURL, "/") != googleSheetsURL {
 		return c
 	}
 	d := *c

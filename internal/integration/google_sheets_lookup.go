@@ -33,9 +33,11 @@ func sheetsDocuments(ctx context.Context, c *Conn, _ url.Values) (any, error) {
 	}
 	out := []doc{}
 	q := url.Values{"q": {sheetsMimeQuery}, "pageSize": {"100"}, "orderBy": {"name"}, "fields": {"nextPageToken,files(id,name)"}}
+	d := c.driveConn()
+	defer func() { c.Creds = d.Creds }() // the token Drive's calls got
 	for page := 0; page < maxLookupPages; page++ {
 		var list driveFileList
-		if err := c.driveConn().Do(ctx, Request{Path: "/drive/v3/files", Query: q}, &list); err != nil {
+		if err := d.Do(ctx, Request{Path: "/drive/v3/files", Query: q}, &list); err != nil {
 			return nil, err
 		}
 		for _, f := range list.Files {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -221,4 +222,44 @@ func FuzzSpreadsheetRefs(f *testing.F) {
 			t.Fatalf("RowOfRange(%q) = %d", s, n)
 		}
 	})
+}
+
+// roundTrip answers requests in process, recording their URLs.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestGoogleSheetsLiveHosts: against Google itself the token is asked of
+// the key's token_uri, Drive of www.googleapis.com and Sheets of
+// sheets.googleapis.com.
+func TestGoogleSheetsLiveHosts(t *testing.T) {
+	var got []string
+	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		got = append(got, r.Method+" "+r.URL.Scheme+"://"+r.URL.Host+r.URL.Path+" "+r.Header.Get("Authorization"))
+		body := `{"sheets":[{"properties":{"sheetId":7,"title":"Leads","index":0}}]}`
+		switch {
+		case r.URL.Path == "/token":
+			body = `{"access_token":"ya29.live","expires_in":3599,"token_type":"Bearer"}`
+		case strings.HasPrefix(r.URL.Path, "/drive/"):
+			body = `{"files":[{"id":"1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms","name":"Leads"}]}`
+		}
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	})}
+	k := &integration.Connector{HTTP: hc}
+	c := k.Conn(integration.GoogleSheets, integration.Credentials{"service_account_json": serviceAccountJSON("bot@p.iam.gserviceaccount.com")}, "")
+	ctx := context.Background()
+	if _, err := integration.GoogleSheets.Lookups["documents"](ctx, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := integration.GoogleSheets.Lookups["sheets"](ctx, c, url.Values{"document_id": {"1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"POST https://oauth2.googleapis.com/token ",
+		"GET https://www.googleapis.com/drive/v3/files Bearer ya29.live",
+		"GET https://sheets.googleapis.com/v4/spreadsheets/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms Bearer ya29.live",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("requests:\n%s", strings.Join(got, "\n"))
+	}
 }
