@@ -34,6 +34,12 @@ type Field struct {
 	Required bool
 	// MaxLen bounds the value, in bytes; 0 is 4096.
 	MaxLen int
+	// Multiline lets the value hold line breaks and tabs (a pasted JSON
+	// key file); other control characters are still refused.
+	Multiline bool
+	// Check, when set, judges a present value's content and returns what
+	// is wrong with it ("" when nothing); its message must not echo it.
+	Check func(value string) string
 }
 
 // Credentials are a connection's fields by name, in clear: they exist only
@@ -114,8 +120,14 @@ func (t *Type) Validate(creds Credentials) []FieldError {
 			}
 		case len(v) > max:
 			out = append(out, FieldError{f.Name, fmt.Sprintf("must be at most %d bytes", max)})
-		case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		case strings.ContainsFunc(v, func(r rune) bool {
+			return (r < 0x20 || r == 0x7f) && !(f.Multiline && (r == '\n' || r == '\r' || r == '\t'))
+		}):
 			out = append(out, FieldError{f.Name, "must not contain control characters or line breaks"})
+		case f.Check != nil:
+			if msg := f.Check(v); msg != "" {
+				out = append(out, FieldError{f.Name, msg})
+			}
 		}
 	}
 	extra := make([]string, 0)
