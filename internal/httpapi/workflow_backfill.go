@@ -29,7 +29,7 @@ type backfillInput struct {
 
 type backfillBody struct {
 	Since  *string `json:"since,omitempty" doc:"The window's start, RFC 3339, inclusive, by when an event was stored (a result collected, an engagement linked). Default: the source's beginning."`
-	Until  *string `json:"until,omitempty" doc:"The window's end, RFC 3339, exclusive; after since. Default: now."`
+	Until  *string `json:"until,omitempty" doc:"The window's end, RFC 3339, inclusive; after since. Default: now."`
 	Limit  *int    `json:"limit,omitempty" minimum:"1" maximum:"10000" doc:"At most this many events, oldest first (1-10,000; default 100). Events that already fired the workflow count."`
 	DryRun bool    `json:"dry_run,omitempty" doc:"Count the events and the credits they would cost; queue and change nothing."`
 }
@@ -71,7 +71,7 @@ func (in *backfillInput) check(hctx huma.Context, s *Server, p *problems) error 
 
 type backfillWindowOut struct {
 	Since string `json:"since" doc:"RFC 3339 UTC, inclusive."`
-	Until string `json:"until" doc:"RFC 3339 UTC, exclusive."`
+	Until string `json:"until" doc:"RFC 3339 UTC, inclusive."`
 }
 
 type backfillOut struct {

@@ -57,7 +57,7 @@ func (s *Store) backfillNewPosts(ctx context.Context, q BackfillQuery) ([]workfl
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT e.id, COALESCE(CAST(e.search_id AS TEXT), ''), e.created_at, r.item
 		   FROM events e JOIN search_results r ON r.search_id = e.search_id AND r.post_id = e.subject_id
-		  WHERE e.account_id = $1 AND e.kind = $2 AND e.created_at >= $3 AND e.created_at < $4`+search+`
+		  WHERE e.account_id = $1 AND e.kind = $2 AND e.created_at >= $3 AND e.created_at <= $4`+search+`
 		  ORDER BY e.created_at, e.id LIMIT $5`, args...)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (s *Store) backfillEngagements(ctx context.Context, q BackfillQuery) ([]wor
 		   JOIN pronet_engagements e ON e.id = te.engagement_id
 		   JOIN pronet_people p ON p.urn = e.person_urn
 		   JOIN pronet_posts po ON po.urn = e.post_urn
-		  WHERE te.topic_id = $1 AND t.account_id = $2 AND te.created_at >= $3 AND te.created_at < $4
+		  WHERE te.topic_id = $1 AND t.account_id = $2 AND te.created_at >= $3 AND te.created_at <= $4
 		  ORDER BY te.created_at, te.engagement_id LIMIT $5`,
 		q.Source.TopicID, q.AccountID, ms(q.Window.Since), ms(q.Window.Until), q.Limit+1)
 	if err != nil {

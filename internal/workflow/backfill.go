@@ -61,7 +61,7 @@ func BackfillSourceOf(w Workflow) (BackfillSource, error) {
 }
 
 // BackfillWindow is the time range of the events a backfill takes, by when
-// they were stored: Since inclusive, Until exclusive.
+// they were stored, both ends included.
 type BackfillWindow struct {
 	Since, Until time.Time
 }
