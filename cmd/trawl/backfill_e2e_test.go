@@ -207,8 +207,16 @@ func TestBackfillEngagements(t *testing.T) {
 		ts := topicServer(t, engine, clk)
 		c := ts.Client
 		tp := createTopic(t, c, map[string]any{"name": "revops", "keywords": []string{"revops"}, "max_results": 10})
-		waitUntil(t, ts, "engagements", func() bool { return getTopic(t, c, tp.ID).EngagementsCount > 0 })
-		time.Sleep(1500 * time.Millisecond) // let the first hydration settle
+		day1 := start.Add(24 * time.Hour).Format(apiTime)
+		waitUntil(t, ts, "every first hydration", func() bool {
+			posts, _ := listAll[topicPost](t, c, "/v1/topics/"+tp.ID+"/posts")
+			for _, p := range posts {
+				if p.NextFollowUpAt == nil || *p.NextFollowUpAt != day1 {
+					return false
+				}
+			}
+			return len(posts) > 0
+		})
 		linked := int(getTopic(t, c, tp.ID).EngagementsCount)
 
 		def := `{"trigger":{"kind":"workflows/engagement","inputs":{"topic_id":"` + tp.ID + `"}},
