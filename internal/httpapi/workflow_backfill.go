@@ -22,9 +22,10 @@ type backfillInput struct {
 	// A pointer: a backfill without a body takes the defaults.
 	Body *backfillBody `required:"false"`
 
-	w      workflow.Workflow
-	window workflow.BackfillWindow
-	limit  int
+	w       workflow.Workflow
+	window  workflow.BackfillWindow
+	clamped bool // since was raised to the prune floor
+	limit   int
 }
 
 type backfillBody struct {
@@ -62,6 +63,11 @@ func (in *backfillInput) check(hctx huma.Context, s *Server, p *problems) error 
 	} else if in.Body.Since != nil && !in.window.Until.After(in.window.Since) {
 		p.add("body.since", "must be before until (%s, now by default)", formatTime(in.window.Until))
 	}
+	// Executions are pruned, and their keys with them: an older event
+	// might have fired the workflow already, unseen.
+	if floor := workflow.BackfillFloor(w, s.now(), s.cfg.ExecutionRetention); in.window.Since.Before(floor) {
+		in.window.Since, in.clamped = floor.UTC(), true
+	}
 	in.limit = workflow.BackfillDefaultLimit
 	if in.Body.Limit != nil {
 		in.limit = *in.Body.Limit
@@ -78,6 +84,7 @@ type backfillOut struct {
 	DryRun       bool              `json:"dry_run"`
 	Trigger      string            `json:"trigger" doc:"The trigger kind whose events were taken."`
 	Window       backfillWindowOut `json:"window"`
+	SinceClamped bool              `json:"since_clamped" doc:"True when since was raised to now - TRAWL_EXECUTION_RETENTION: the workflow is older than that, and events before it may have fired it by executions since pruned, which a backfill cannot see."`
 	Events       int               `json:"events" doc:"Events of the source in the window taken (at most limit), oldest first."`
 	AlreadyFired int               `json:"already_fired" doc:"Of those, events that had fired the workflow already (live or by an earlier backfill): skipped."`
 	WouldRun     *int              `json:"would_run,omitempty" doc:"Dry run: the executions a backfill would queue (events - already_fired)."`
@@ -117,7 +124,7 @@ func (s *Server) handleBackfill(ctx context.Context, in *backfillInput) (*backfi
 		return nil, s.fail(ctx, err)
 	}
 	perRun := workflow.ExecutionCredits(w.Definition, s.catalogue)
-	out := backfillOut{DryRun: in.Body.DryRun, Trigger: src.Kind, Events: len(events), Truncated: more,
+	out := backfillOut{DryRun: in.Body.DryRun, Trigger: src.Kind, Events: len(events), Truncated: more, SinceClamped: in.clamped,
 		CreditsPerExecution: perRun,
 		Window:              backfillWindowOut{Since: formatTime(in.window.Since), Until: formatTime(in.window.Until)}}
 	if more {

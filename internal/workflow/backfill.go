@@ -94,3 +94,17 @@ func ExecutionCredits(def Definition, cat *action.Catalogue) int64 {
 	}
 	return n
 }
+
+// BackfillFloor is the earliest event time a backfill of w may take, so
+// that no event fires it twice: executions are pruned after retention, and
+// with them the keys that say an event fired. An event stored before the
+// prune cutoff may have fired w by a pruned execution only if w existed
+// then; a younger workflow's executions are all still there. Zero when
+// nothing is pruned that could matter.
+func BackfillFloor(w Workflow, now time.Time, retention time.Duration) time.Time {
+	cutoff := now.Add(-retention)
+	if retention <= 0 || !w.CreatedAt.Before(cutoff) {
+		return time.Time{}
+	}
+	return cutoff
+}
