@@ -27,7 +27,7 @@ type backfillView struct {
 	CreditsPerExecution int64    `json:"credits_per_execution"`
 	EstimatedCredits    int64    `json:"estimated_credits"`
 	Truncated           bool     `json:"truncated"`
-	NextSince           *string  `json:"next_since"`
+	NextCursor          *string  `json:"next_cursor"`
 	ExecutionIDs        []string `json:"execution_ids"`
 }
 
@@ -89,9 +89,24 @@ func TestBackfillNewPosts(t *testing.T) {
 				dry.Window.Since != "1970-01-01T00:00:00.000Z" || dry.Window.Until != clk.Now().UTC().Format(apiTime) {
 				t.Fatalf("dry run %+v, want %d events", dry, collected)
 			}
-			one := backfill(t, c, w.ID, map[string]any{"dry_run": true, "limit": 1}, 200)
-			if one.Events != 1 || !one.Truncated || one.NextSince == nil || *one.WouldRun != 1 {
-				t.Fatalf("dry run of one %+v", one)
+			// One collection stores its results in one instant: the cursor
+			// walks past them one by one.
+			seen := 0
+			for cursor := (*string)(nil); seen <= collected; seen++ {
+				body := map[string]any{"dry_run": true, "limit": 1}
+				if cursor != nil {
+					body["cursor"] = *cursor
+				}
+				one := backfill(t, c, w.ID, body, 200)
+				if one.Events != 1 || *one.WouldRun != 1 || one.Truncated != (seen < collected-1) {
+					t.Fatalf("dry run of one, page %d: %+v", seen, one)
+				}
+				if cursor = one.NextCursor; cursor == nil {
+					break
+				}
+			}
+			if seen != collected-1 {
+				t.Fatalf("walked %d pages of one, want %d", seen+1, collected)
 			}
 			// An empty window: before the search collected.
 			none := backfill(t, c, w.ID, map[string]any{"dry_run": true, "until": "2026-11-01T00:00:00Z"}, 200)
@@ -115,7 +130,7 @@ func TestBackfillNewPosts(t *testing.T) {
 			path := "/v1/workflows/" + w.ID + "/backfill"
 			wantError(t, do(t, c, http.MethodPost, path, map[string]any{"since": "yesterday", "limit": 0}), 400, "VALIDATION_ERROR", "body.since", "body.limit")
 			wantError(t, do(t, c, http.MethodPost, path, map[string]any{"since": "2026-11-02T00:00:00Z", "until": "2026-11-01T00:00:00Z", "limit": 10001}), 400, "VALIDATION_ERROR", "body.until", "body.limit")
-			wantError(t, do(t, c, http.MethodPost, path, map[string]any{"until": "soon", "dry": true}), 400, "VALIDATION_ERROR", "body.until", "body.dry")
+			wantError(t, do(t, c, http.MethodPost, path, map[string]any{"until": "soon", "dry": true, "cursor": "%%"}), 400, "VALIDATION_ERROR", "body.until", "body.dry", "body.cursor")
 			wantError(t, do(t, c, http.MethodPost, path, map[string]any{"since": "2030-01-01T00:00:00Z"}), 400, "VALIDATION_ERROR", "body.since")
 			if xs := backfilledRuns(t, c, w.ID, "workflows/new-post"); len(xs) != 0 {
 				t.Fatalf("a refused backfill queued %d executions", len(xs))

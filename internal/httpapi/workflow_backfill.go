@@ -26,12 +26,14 @@ type backfillInput struct {
 	window  workflow.BackfillWindow
 	clamped bool // since was raised to the prune floor
 	limit   int
+	after   *workflow.BackfillCursor
 }
 
 type backfillBody struct {
 	Since  *string `json:"since,omitempty" doc:"The window's start, RFC 3339, inclusive, by when an event was stored (a result collected, an engagement linked). Default: the source's beginning."`
 	Until  *string `json:"until,omitempty" doc:"The window's end, RFC 3339, inclusive; after since. Default: now."`
 	Limit  *int    `json:"limit,omitempty" minimum:"1" maximum:"10000" doc:"At most this many events, oldest first (1-10,000; default 100). Events that already fired the workflow count."`
+	Cursor *string `json:"cursor,omitempty" doc:"The next_cursor of a truncated answer: continue after its last event (with the same window)."`
 	DryRun bool    `json:"dry_run,omitempty" doc:"Count the events and the credits they would cost; queue and change nothing."`
 }
 
@@ -68,6 +70,13 @@ func (in *backfillInput) check(hctx huma.Context, s *Server, p *problems) error 
 	if floor := workflow.BackfillFloor(w, s.now(), s.cfg.ExecutionRetention); in.window.Since.Before(floor) {
 		in.window.Since, in.clamped = floor.UTC(), true
 	}
+	if in.Body.Cursor != nil {
+		c, err := workflow.ParseBackfillCursor(*in.Body.Cursor)
+		if err != nil {
+			p.add("body.cursor", "%v", err)
+		}
+		in.after = &c
+	}
 	in.limit = workflow.BackfillDefaultLimit
 	if in.Body.Limit != nil {
 		in.limit = *in.Body.Limit
@@ -93,8 +102,8 @@ type backfillOut struct {
 	// workflow.ExecutionCredits): steps are charged as they run.
 	CreditsPerExecution int64    `json:"credits_per_execution" doc:"The catalogue cost of one execution: each step's creditCost once (a per-item step counts one item, a skipped branch costs nothing when it runs)."`
 	EstimatedCredits    int64    `json:"estimated_credits" doc:"credits_per_execution × the executions (would_run or queued); charged as the steps run, as for live executions."`
-	Truncated           bool     `json:"truncated" doc:"The window holds more events than limit: send again with since = next_since for the rest."`
-	NextSince           *string  `json:"next_since,omitempty" doc:"When truncated: when the last event taken was stored (events already taken are skipped as already fired)."`
+	Truncated           bool     `json:"truncated" doc:"The window holds more events than limit: send the same request with cursor = next_cursor for the rest."`
+	NextCursor          *string  `json:"next_cursor,omitempty" doc:"When truncated: where the next request continues (after the last event taken)."`
 	ExecutionIDs        []string `json:"execution_ids,omitempty" doc:"Not a dry run: the ids of the first 100 executions queued."`
 }
 
@@ -118,7 +127,7 @@ func (s *Server) handleBackfill(ctx context.Context, in *backfillInput) (*backfi
 	if err := s.keyMayReadAnySearch(ctx, src); err != nil {
 		return nil, err
 	}
-	q := store.BackfillQuery{AccountID: w.AccountID, Source: src, Window: in.window, Limit: in.limit}
+	q := store.BackfillQuery{AccountID: w.AccountID, Source: src, Window: in.window, After: in.after, Limit: in.limit}
 	events, more, err := s.store.BackfillEvents(ctx, q)
 	if err != nil {
 		return nil, s.fail(ctx, err)
@@ -128,8 +137,9 @@ func (s *Server) handleBackfill(ctx context.Context, in *backfillInput) (*backfi
 		CreditsPerExecution: perRun,
 		Window:              backfillWindowOut{Since: formatTime(in.window.Since), Until: formatTime(in.window.Until)}}
 	if more {
-		next := formatTime(events[len(events)-1].At)
-		out.NextSince = &next
+		last := events[len(events)-1]
+		next := workflow.BackfillCursor{At: last.At, ID: last.ID}.Encode()
+		out.NextCursor = &next
 	}
 	if in.Body.DryRun {
 		keys := make([]string, len(events))

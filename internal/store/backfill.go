@@ -20,7 +20,19 @@ type BackfillQuery struct {
 	AccountID string
 	Source    workflow.BackfillSource
 	Window    workflow.BackfillWindow
-	Limit     int
+	// After continues a truncated backfill: events after this one.
+	After *workflow.BackfillCursor
+	Limit int
+}
+
+// after is the keyset condition of q.After on the (time, id) columns,
+// with its arguments numbered from n+1.
+func (q BackfillQuery) after(at, id string, n int) (string, []any) {
+	if q.After == nil {
+		return "", nil
+	}
+	return fmt.Sprintf(" AND (%s > $%d OR (%s = $%d AND %s > $%d))", at, n+1, at, n+1, id, n+2),
+		[]any{ms(q.After.At), q.After.ID}
 }
 
 // BackfillEvents lists the events of the source stored in the window,
@@ -54,6 +66,8 @@ func (s *Store) backfillNewPosts(ctx context.Context, q BackfillQuery) ([]workfl
 	if q.Source.SearchID != "" {
 		search, args = " AND e.search_id = $6", append(args, q.Source.SearchID)
 	}
+	cond, more := q.after("e.created_at", "e.id", len(args))
+	search, args = search+cond, append(args, more...)
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT e.id, COALESCE(CAST(e.search_id AS TEXT), ''), e.created_at, r.item
 		   FROM events e JOIN search_results r ON r.search_id = e.search_id AND r.post_id = e.subject_id
@@ -73,7 +87,7 @@ func (s *Store) backfillNewPosts(ctx context.Context, q BackfillQuery) ([]workfl
 		if err := rows.Scan(&id, &searchID, &created, &item); err != nil {
 			return nil, err
 		}
-		ev := workflow.BackfillEvent{Key: "event:" + id, At: fromMS(created)}
+		ev := workflow.BackfillEvent{Key: "event:" + id, At: fromMS(created), ID: id}
 		raw, err := newPostEventPayload(searchID, item)
 		if err == nil {
 			err = json.Unmarshal(raw, &ev.Payload)
@@ -87,6 +101,8 @@ func (s *Store) backfillNewPosts(ctx context.Context, q BackfillQuery) ([]workfl
 }
 
 func (s *Store) backfillEngagements(ctx context.Context, q BackfillQuery) ([]workflow.BackfillEvent, error) {
+	args := []any{q.Source.TopicID, q.AccountID, ms(q.Window.Since), ms(q.Window.Until), q.Limit + 1}
+	cond, more := q.after("te.created_at", "te.engagement_id", len(args))
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT CAST(te.topic_id AS TEXT), po.record, `+fmt.Sprintf(engagementColumns, "te.created_at")+`
 		   FROM topic_engagements te
@@ -94,9 +110,8 @@ func (s *Store) backfillEngagements(ctx context.Context, q BackfillQuery) ([]wor
 		   JOIN pronet_engagements e ON e.id = te.engagement_id
 		   JOIN pronet_people p ON p.urn = e.person_urn
 		   JOIN pronet_posts po ON po.urn = e.post_urn
-		  WHERE te.topic_id = $1 AND t.account_id = $2 AND te.created_at >= $3 AND te.created_at <= $4
-		  ORDER BY te.created_at, te.engagement_id LIMIT $5`,
-		q.Source.TopicID, q.AccountID, ms(q.Window.Since), ms(q.Window.Until), q.Limit+1)
+		  WHERE te.topic_id = $1 AND t.account_id = $2 AND te.created_at >= $3 AND te.created_at <= $4`+cond+`
+		  ORDER BY te.created_at, te.engagement_id LIMIT $5`, append(args, more...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +127,7 @@ func (s *Store) backfillEngagements(ctx context.Context, q BackfillQuery) ([]wor
 			return nil, err
 		}
 		// The key and payload of DispatchEngagements.
-		out = append(out, workflow.BackfillEvent{Key: "engagement:" + topicID + "/" + e.ID, At: e.CreatedAt,
+		out = append(out, workflow.BackfillEvent{Key: "engagement:" + topicID + "/" + e.ID, At: e.CreatedAt, ID: e.ID,
 			Payload: engagementPayload(topicID, e, post)})
 	}
 	return out, rows.Err()

@@ -74,6 +74,13 @@ func TestBackfillNewPosts(t *testing.T) {
 			}
 			return evs, more
 		}
+		keys := func(evs []workflow.BackfillEvent) []string {
+			out := make([]string, len(evs))
+			for i, ev := range evs {
+				out[i] = ev.Key
+			}
+			return out
+		}
 		linked := workflow.BackfillSource{Kind: workflow.TriggerNewPost, SearchID: s1.ID}
 		evs, more := events(linked, all, 100)
 		if len(evs) != 5 || more {
@@ -88,6 +95,26 @@ func TestBackfillNewPosts(t *testing.T) {
 		if got, more := events(linked, all, 2); len(got) != 2 || !more || got[1].Key != evs[1].Key {
 			t.Fatalf("limit 2: %d events, more %v", len(got), more)
 		}
+		// The cursor walks past events stored in the same millisecond.
+		var walked []string
+		var after *workflow.BackfillCursor
+		for {
+			page, more, err := s.BackfillEvents(ctx, store.BackfillQuery{AccountID: a.ID, Source: linked, Window: all, After: after, Limit: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range page {
+				walked = append(walked, ev.Key)
+			}
+			if !more {
+				break
+			}
+			last := page[len(page)-1]
+			after = &workflow.BackfillCursor{At: last.At, ID: last.ID}
+		}
+		if len(walked) != 5 || strings.Join(walked, " ") != strings.Join(keys(evs), " ") {
+			t.Fatalf("walked %v, want %v", walked, keys(evs))
+		}
 		// Unlinked: every search of the account, never another account's.
 		unlinked := workflow.BackfillSource{Kind: workflow.TriggerNewPost}
 		if got, _ := events(unlinked, all, 100); len(got) != 8 {
@@ -101,13 +128,6 @@ func TestBackfillNewPosts(t *testing.T) {
 			t.Fatalf("%d events after the linked search collected", len(got))
 		}
 
-		keys := func(evs []workflow.BackfillEvent) []string {
-			out := make([]string, len(evs))
-			for i, ev := range evs {
-				out[i] = ev.Key
-			}
-			return out
-		}
 		if fired, err := s.FiredEventKeys(ctx, w.ID, keys(evs)); err != nil || len(fired) != 0 {
 			t.Fatalf("fired before the backfill: %v, %v", fired, err)
 		}

@@ -1,7 +1,11 @@
 package workflow
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/trawlhq/trawl/internal/action"
@@ -71,7 +75,37 @@ type BackfillEvent struct {
 	// Key is the execution's EventKey, the one live dispatch gives it.
 	Key     string
 	At      time.Time // when it was stored
+	ID      string    // the row's id, second in the order after At
 	Payload map[string]any
+}
+
+// BackfillCursor is where a truncated backfill stopped: the last event
+// taken, by (store time, id). One collection stores many events in the
+// same millisecond, so a time alone could not continue past them.
+type BackfillCursor struct {
+	At time.Time
+	ID string
+}
+
+// Encode is the cursor as the API shows it (opaque).
+func (c BackfillCursor) Encode() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.At.UnixMilli(), 10) + "/" + c.ID))
+}
+
+var errBadCursor = errors.New("must be the next_cursor of an earlier backfill's answer")
+
+// ParseBackfillCursor reads an encoded cursor.
+func ParseBackfillCursor(s string) (BackfillCursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return BackfillCursor{}, errBadCursor
+	}
+	at, id, ok := strings.Cut(string(raw), "/")
+	ms, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || id == "" {
+		return BackfillCursor{}, errBadCursor
+	}
+	return BackfillCursor{At: time.UnixMilli(ms).UTC(), ID: id}, nil
 }
 
 // BackfillExecution is the execution of the live definition that an event
