@@ -131,11 +131,17 @@ func TestBackfillNewPosts(t *testing.T) {
 		if fired, err := s.FiredEventKeys(ctx, w.ID, keys(evs)); err != nil || len(fired) != 0 {
 			t.Fatalf("fired before the backfill: %v, %v", fired, err)
 		}
-		ids, err := s.QueueBackfill(ctx, w, workflow.TriggerNewPost, evs, time.Minute)
-		if err != nil || len(ids) != 5 {
-			t.Fatalf("queued %d, %v; want 5", len(ids), err)
+		// A backfill that died after its first batch: the retry queues
+		// the rest, and only the rest.
+		first, err := s.QueueBackfill(ctx, w, workflow.TriggerNewPost, evs[:2], time.Minute)
+		if err != nil || len(first) != 2 {
+			t.Fatalf("queued %d, %v; want 2", len(first), err)
 		}
-		x, _, err := s.Execution(ctx, ids[0])
+		ids, err := s.QueueBackfill(ctx, w, workflow.TriggerNewPost, evs, time.Minute)
+		if err != nil || len(ids) != 3 {
+			t.Fatalf("queued %d on the retry, %v; want 3", len(ids), err)
+		}
+		x, _, err := s.Execution(ctx, first[0])
 		if err != nil || x.EventKey != evs[0].Key || x.EventName != workflow.TriggerNewPost || x.Status != workflow.ExecutionRunning ||
 			x.Trigger["search_id"] != s1.ID || x.Version != w.Version {
 			t.Fatalf("queued execution %+v, %v", x, err)
