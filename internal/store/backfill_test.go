@@ -170,3 +170,77 @@ func TestBackfillNewPosts(t *testing.T) {
 		}
 	})
 }
+
+// TestBackfillEngagements: a backfill of an engagement workflow reads its
+// topic's linked engagements with the keys live dispatch gives them, so
+// that live dispatch, armed before them all, then fires none again.
+func TestBackfillEngagements(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		ctx := context.Background()
+		f := newMappingFixture(t, engine)
+		s := f.Store
+		topics, _, err := s.ListTopics(ctx, f.Account.ID, "", 1, 10)
+		if err != nil || len(topics) == 0 {
+			t.Fatalf("topics %d, %v", len(topics), err)
+		}
+		// The topic that linked the most engagements.
+		var (
+			tp     = topics[0]
+			linked int
+		)
+		for _, cand := range topics {
+			var n int
+			if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM topic_engagements WHERE topic_id = $1`, cand.ID).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > linked {
+				tp, linked = cand, n
+			}
+		}
+		if linked == 0 {
+			t.Fatal("no topic links an engagement")
+		}
+		src := workflow.BackfillSource{Kind: workflow.TriggerEngagement, TopicID: tp.ID}
+		all := workflow.BackfillWindow{Since: time.UnixMilli(0), Until: f.Now()}
+		evs, more, err := s.BackfillEvents(ctx, store.BackfillQuery{AccountID: f.Account.ID, Source: src, Window: all, Limit: 1000})
+		if err != nil || more || len(evs) != linked {
+			t.Fatalf("%d events (more %v), %v; want %d", len(evs), more, err, linked)
+		}
+		for i, ev := range evs {
+			if ev.Key != "engagement:"+tp.ID+"/"+ev.ID || ev.Payload["topic_id"] != tp.ID || ev.Payload["post"] == nil ||
+				(i > 0 && ev.At.Before(evs[i-1].At)) {
+				t.Fatalf("event %d: %+v", i, ev)
+			}
+		}
+		// Another account sees nothing of the topic.
+		other := newAccount(t, s, auth.PlanCustom)
+		if theirs, _, err := s.BackfillEvents(ctx, store.BackfillQuery{AccountID: other.ID, Source: src, Window: all, Limit: 1000}); err != nil || len(theirs) != 0 {
+			t.Fatalf("another account's backfill read %d events, %v", len(theirs), err)
+		}
+
+		w := workflow.Workflow{AccountID: f.Account.ID, Name: "engaged", Status: workflow.StatusPublished, Enabled: true,
+			Definition: workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerEngagement, Inputs: map[string]any{"topic_id": tp.ID}}}}
+		if err := s.CreateWorkflow(ctx, &w, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids, err := s.QueueBackfill(ctx, w, workflow.TriggerEngagement, evs, time.Minute)
+		if err != nil || len(ids) != linked {
+			t.Fatalf("queued %d, %v; want %d", len(ids), err, linked)
+		}
+		// Armed since the beginning, live dispatch would fire every
+		// pending link: the backfill's keys are its keys, so none fires.
+		if _, err := s.DB().ExecContext(ctx, `UPDATE workflows SET armed_at = 0 WHERE id = $1`, w.ID); err != nil {
+			t.Fatal(err)
+		}
+		var pending int
+		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM topic_engagements WHERE topic_id = $1 AND pending = 1`, tp.ID).Scan(&pending); err != nil || pending != linked {
+			t.Fatalf("%d pending links, %v; want %d", pending, err, linked)
+		}
+		if _, err := s.DispatchEngagements(ctx, time.Minute, 10000); err != nil {
+			t.Fatal(err)
+		}
+		if _, total, err := s.ListExecutions(ctx, f.Account.ID, w.ID, "", "", 1, 100); err != nil || total != int64(linked) {
+			t.Fatalf("%d executions after live dispatch, %v; want %d", total, err, linked)
+		}
+	})
+}
