@@ -116,9 +116,12 @@ type backfillReply struct {
 func (s *Server) handleBackfill(ctx context.Context, in *backfillInput) (*backfillReply, error) {
 	w := in.w
 	src, err := workflow.BackfillSourceOf(w)
-	var nb *workflow.NotBackfillableError
-	if errors.As(err, &nb) {
-		return nil, NewAPIError(http.StatusConflict, CodeConflict, nb.Message)
+	if err != nil {
+		var nb *workflow.NotBackfillableError
+		if errors.As(err, &nb) {
+			return nil, NewAPIError(http.StatusConflict, CodeConflict, nb.Message)
+		}
+		return nil, s.fail(ctx, err)
 	}
 	// What enabling or test-running it needs: a backfill runs its steps.
 	if err := s.keyMayArm(ctx, arming{def: w.Definition, root: "/workflow", searchID: w.SearchID}); err != nil {
