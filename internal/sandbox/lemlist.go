@@ -69,7 +69,7 @@ func (s *Sandbox) lemlistHandler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"_id": lemlistID("tea_", key), "name": "Sandbox team",
 			"userIds": []string{lemlistID("usr_", key)}, "createdBy": lemlistID("usr_", key),
 			"createdAt": s.now().Add(-90 * 24 * time.Hour).Truncate(time.Millisecond).Format(time.RFC3339Nano),
-			"beta": []string{}, "invitedUsers": []any{}, "hooks": []any{}, "customDomain": ""})
+			"beta":      []string{}, "invitedUsers": []any{}, "hooks": []any{}, "customDomain": ""})
 	})
 	mux.HandleFunc("GET /campaigns", func(w http.ResponseWriter, r *http.Request) {
 		key, ok := lemlistKey(w, r)

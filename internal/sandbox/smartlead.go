@@ -79,7 +79,7 @@ func (s *Sandbox) smartleadHandler() http.Handler {
 			return
 		}
 		var req struct {
-			LeadList []map[string]any          `json:"lead_list"`
+			LeadList []map[string]any           `json:"lead_list"`
 			Settings map[string]json.RawMessage `json:"settings"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
