@@ -19,7 +19,7 @@ import (
 // by their LinkedIn profile URL; adding one already there updates it
 // (updatedLeadsCount). Faults: a key starting "invalid" → 401,
 // "ratelimited" → 429 (Retry-After: 1); a profile whose slug starts
-// "flaky-" → 429 once; an unknown campaign or list → 404; a lead without
+// "flaky-" → 429 once (Retry-After: 0); an unknown campaign or list → 404; a lead without
 // a LinkedIn profile URL → 400.
 
 // heyReachError is the sandbox's HeyReach error body.
@@ -190,7 +190,7 @@ func (s *Sandbox) heyReachHandler() http.Handler {
 			}
 			for _, l := range leads {
 				if ws.flaky(normProfileURL(l.ProfileURL)) {
-					w.Header().Set("Retry-After", "1")
+					w.Header().Set("Retry-After", "0")
 					writeJSON(w, http.StatusTooManyRequests, heyReachError{"Too many requests"})
 					return
 				}

@@ -15,7 +15,7 @@ import (
 // /api/v2/leads/list, authenticated by a bearer key. Each key is its own
 // workspace with three seeded campaigns (UUID ids). Faults: a key
 // starting "invalid" → 401, "ratelimited" → 429 (Retry-After: 1); a lead
-// email starting "flaky-" → 429 once; an unknown campaign → 404; a bad
+// email starting "flaky-" → 429 once (Retry-After: 0); an unknown campaign → 404; a bad
 // email or body → 400, in Instantly's error shape.
 
 // instantlyError is Instantly's error body.
@@ -153,7 +153,7 @@ func (s *Sandbox) instantlyHandler() http.Handler {
 				return
 			}
 			if ws.flaky(email) {
-				w.Header().Set("Retry-After", "1")
+				w.Header().Set("Retry-After", "0")
 				instantlyFail(w, http.StatusTooManyRequests, "Rate limit exceeded, retry in 1 second")
 				return
 			}

@@ -17,7 +17,7 @@ import (
 // key as password. Each key is its own team with three seeded campaigns
 // (cam_… ids). lemlist's errors are plain text. Faults: a key starting
 // "invalid" → 401, "ratelimited" → 429 (Retry-After: 1); a lead email
-// starting "flaky-" → 429 once; an unknown campaign → 404; a bad email →
+// starting "flaky-" → 429 once (Retry-After: 0); an unknown campaign → 404; a bad email →
 // 400; a lead already in the campaign → 400 "Lead already in the
 // campaign"; with deduplicate, a lead of another campaign → 400 "Lead
 // already in other campaign".
@@ -139,7 +139,7 @@ func (s *Sandbox) lemlistHandler() http.Handler {
 			case c == nil:
 				lemlistFail(w, http.StatusNotFound, "Campaign not found")
 			case ws.flaky(email):
-				w.Header().Set("Retry-After", "1")
+				w.Header().Set("Retry-After", "0")
 				lemlistFail(w, http.StatusTooManyRequests, "Too many requests, please retry later")
 			case c.leads[email] != nil:
 				lemlistFail(w, http.StatusBadRequest, "Lead already in the campaign")

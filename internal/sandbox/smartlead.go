@@ -14,7 +14,7 @@ import (
 // authenticated by the api_key query parameter. Each key is its own
 // account with three seeded campaigns. Faults: a key starting "invalid" →
 // 401, "ratelimited" → 429 (Retry-After: 1); a lead email starting
-// "flaky-" → 429 once; an unknown campaign id → 404; a malformed body → 400.
+// "flaky-" → 429 once (Retry-After: 0); an unknown campaign id → 404; a malformed body → 400.
 
 // smartleadError is the JSON error body the sandbox answers.
 type smartleadError struct {
@@ -98,7 +98,7 @@ func (s *Sandbox) smartleadHandler() http.Handler {
 			}
 			for _, l := range req.LeadList {
 				if e, _ := l["email"].(string); ws.flaky(strings.ToLower(e)) {
-					w.Header().Set("Retry-After", "1")
+					w.Header().Set("Retry-After", "0")
 					writeJSON(w, http.StatusTooManyRequests, smartleadError{"Rate limit exceeded. Please retry after some time."})
 					return
 				}
