@@ -15,7 +15,8 @@ import (
 // /list/AddLeadsToListV2, POST /campaign/AddLeadsToCampaignV2 and, to read
 // state, POST /list/GetLeadsFromList and POST /campaign/GetLeadsFromCampaign,
 // authenticated by the X-API-KEY header. Each key is its own workspace
-// with two seeded campaigns and two lists (numeric ids). Leads are keyed
+// with three seeded campaigns (one a draft, which takes no leads) and
+// two lists (numeric ids). Leads are keyed
 // by their LinkedIn profile URL; adding one already there updates it
 // (updatedLeadsCount). Faults: a key starting "invalid" → 401,
 // "ratelimited" → 429 (Retry-After: 1); a profile whose slug starts
@@ -53,6 +54,7 @@ func (s *Sandbox) heyReachHandler() http.Handler {
 		return []*outreachCampaign{
 			{ID: strconv.Itoa(base), Name: "Founders on LinkedIn", Status: "IN_PROGRESS", Created: t},
 			{ID: strconv.Itoa(base + 1), Name: "Agency connect", Status: "PAUSED", Created: t.Add(time.Hour)},
+			{ID: strconv.Itoa(base + 2), Name: "Next quarter", Status: "DRAFT", Created: t.Add(2 * time.Hour)},
 			{ID: strconv.Itoa(base + 10), Name: "Event attendees", Status: "list:USER_LIST", Created: t},
 			{ID: strconv.Itoa(base + 11), Name: "Target accounts", Status: "list:USER_LIST", Created: t.Add(time.Hour)},
 		}
@@ -186,6 +188,10 @@ func (s *Sandbox) heyReachHandler() http.Handler {
 					kind = "List"
 				}
 				writeJSON(w, http.StatusNotFound, heyReachError{kind + " not found"})
+				return
+			}
+			if c.Status == "DRAFT" { // HeyReach takes leads only into a started campaign
+				writeJSON(w, http.StatusBadRequest, heyReachError{"Leads can only be added to a campaign that is in progress or paused"})
 				return
 			}
 			for _, l := range leads {
