@@ -24,6 +24,8 @@ type outreachCase struct {
 	leadValue func(name string) string
 	// already is the output that says the lead was there.
 	already string
+	// adds tells the request log's calls that add a lead.
+	adds func(sandboxCall) bool
 	// count reads the number of leads target holds through the service's
 	// own API in the sandbox (nil: the service has no such call).
 	count func(t *testing.T, sandbox, key, target string) int
@@ -75,6 +77,7 @@ var outreachCases = []outreachCase{
 	{
 		typ: "smartlead", kind: "smartlead_add_lead_to_campaign", target: "campaign_id", pick: firstCampaign,
 		lead: "email", leadValue: emailOf, already: "already_in_campaign",
+		adds: func(c sandboxCall) bool { return c.Method == "POST" && strings.HasSuffix(c.Path, "/leads") },
 		count: func(t *testing.T, sb, key, target string) int {
 			var out struct {
 				TotalLeads string `json:"total_leads"`
@@ -88,6 +91,7 @@ var outreachCases = []outreachCase{
 	{
 		typ: "instantly", kind: "instantly_add_lead_to_campaign", target: "campaign_id", pick: firstCampaign,
 		lead: "email", leadValue: emailOf, already: "already_in_campaign",
+		adds: func(c sandboxCall) bool { return c.Method == "POST" && c.Path == "/api/v2/leads" },
 		count: func(t *testing.T, sb, key, target string) int {
 			var out struct {
 				Items []any `json:"items"`
@@ -100,6 +104,7 @@ var outreachCases = []outreachCase{
 	{
 		typ: "lemlist", kind: "lemlist_add_lead_to_campaign", target: "campaign_id", pick: firstCampaign,
 		lead: "email", leadValue: emailOf, already: "already_in_campaign",
+		adds: func(c sandboxCall) bool { return c.Method == "POST" && strings.Contains(c.Path, "/leads/") },
 	},
 	{
 		typ: "heyreach", kind: "heyreach_add_lead", target: "list_id",
@@ -113,6 +118,7 @@ var outreachCases = []outreachCase{
 		},
 		lead: "profile_url", leadValue: func(name string) string { return "https://www.linkedin.com/in/" + name + "/" },
 		already: "already_present",
+		adds:    func(c sandboxCall) bool { return strings.HasSuffix(c.Path, "/AddLeadsToListV2") },
 		count: func(t *testing.T, sb, key, target string) int {
 			var out struct {
 				TotalCount int `json:"totalCount"`
@@ -212,16 +218,8 @@ func TestOutreachActions(t *testing.T) {
 				}
 				flakyCalls := 0
 				for _, call := range ts.integrationCalls(oc.typ) {
-					if call.Method == "POST" && strings.Contains(call.Body, "flaky-bob") && !strings.Contains(call.Path, "/list") || call.Method == "POST" && strings.Contains(call.Path, "flaky-bob") {
+					if oc.adds(call) && strings.Contains(call.Path+call.Body, "flaky-bob") {
 						flakyCalls++
-					}
-				}
-				if oc.typ == "heyreach" {
-					flakyCalls = 0
-					for _, call := range ts.integrationCalls(oc.typ) {
-						if strings.HasSuffix(call.Path, "AddLeadsToListV2") && strings.Contains(call.Body, "flaky-bob") {
-							flakyCalls++
-						}
 					}
 				}
 				if flakyCalls != 2 {

@@ -207,7 +207,7 @@ func (s *Sandbox) heyReachHandler() http.Handler {
 				var fields map[string]any
 				_ = json.Unmarshal(raw, &fields)
 				k := normProfileURL(l.ProfileURL)
-				existing, added, full := ws.add(c, k, "", fields, s.now())
+				existing, added, full := ws.add(c, k, strconv.Itoa, fields, s.now())
 				switch {
 				case full:
 					counts["failedLeadsCount"]++

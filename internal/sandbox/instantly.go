@@ -162,13 +162,11 @@ func (s *Sandbox) instantlyHandler() http.Handler {
 				return
 			}
 			delete(req, "campaign")
-			l, _, full := ws.add(c, email, "", req, s.now())
+			newID := func(seq int) string { return uuidFrom(fmt.Sprintf("%s/lead/%d", key, seq)) }
+			l, _, full := ws.add(c, email, newID, req, s.now())
 			if full {
 				instantlyFail(w, http.StatusPaymentRequired, fmt.Sprintf("Lead limit of %d reached for this workspace", outreachMaxLeads))
 				return
-			}
-			if l.ID == "" || !strings.Contains(l.ID, "-") {
-				l.ID = uuidFrom(key + "/lead/" + l.ID)
 			}
 			writeJSON(w, http.StatusOK, leadJSON(c, l))
 		})

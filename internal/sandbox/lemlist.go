@@ -146,12 +146,12 @@ func (s *Sandbox) lemlistHandler() http.Handler {
 			case dedupe && ws.inOther(c, email):
 				lemlistFail(w, http.StatusBadRequest, "Lead already in other campaign")
 			default:
-				l, _, full := ws.add(c, email, "", fields, s.now())
+				newID := func(seq int) string { return lemlistID("lea_", fmt.Sprintf("%s/%d", key, seq)) }
+				l, _, full := ws.add(c, email, newID, fields, s.now())
 				if full {
 					lemlistFail(w, http.StatusPaymentRequired, "Lead limit reached for this team")
 					return
 				}
-				l.ID = lemlistID("lea_", key+"/"+l.ID)
 				writeJSON(w, http.StatusOK, leadJSON(c, l))
 			}
 		})

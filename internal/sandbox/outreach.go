@@ -105,7 +105,9 @@ func flakyPart(key string) string {
 
 // add stores a lead under key in c unless one is there; it answers the
 // lead and whether it is new, or full when the workspace is at its cap.
-func (w *outreachWorkspace) add(c *outreachCampaign, key, idPrefix string, fields map[string]any, now time.Time) (l *outreachLead, added, full bool) {
+// newID makes a new lead's id, in the service's format, from its
+// sequence number in the workspace.
+func (w *outreachWorkspace) add(c *outreachCampaign, key string, newID func(seq int) string, fields map[string]any, now time.Time) (l *outreachLead, added, full bool) {
 	if l, ok := c.leads[key]; ok {
 		return l, false, false
 	}
@@ -114,7 +116,7 @@ func (w *outreachWorkspace) add(c *outreachCampaign, key, idPrefix string, field
 	}
 	w.seq++
 	w.leads++
-	l = &outreachLead{ID: fmt.Sprintf("%s%d", idPrefix, w.seq), Key: key, Fields: fields, Created: now}
+	l = &outreachLead{ID: newID(w.seq), Key: key, Fields: fields, Created: now}
 	c.leads[key] = l
 	c.order = append(c.order, l)
 	return l, true, false

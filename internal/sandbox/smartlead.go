@@ -128,7 +128,7 @@ func (s *Sandbox) smartleadHandler() http.Handler {
 					continue
 				}
 				seen[email] = true
-				if _, _, full := ws.add(c, email, "", l, s.now()); full {
+				if _, _, full := ws.add(c, email, strconv.Itoa, l, s.now()); full {
 					res["is_lead_limit_exhausted"] = true
 					count("lead_import_stopped_count")
 					continue
