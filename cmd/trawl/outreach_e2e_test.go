@@ -26,6 +26,9 @@ type outreachCase struct {
 	already string
 	// adds tells the request log's calls that add a lead.
 	adds func(sandboxCall) bool
+	// badTarget is a literal target the action's Check refuses when the
+	// workflow is saved ("": none).
+	badTarget string
 	// count reads the number of leads target holds through the service's
 	// own API in the sandbox (nil: the service has no such call).
 	count func(t *testing.T, sandbox, key, target string) int
@@ -77,7 +80,8 @@ var outreachCases = []outreachCase{
 	{
 		typ: "smartlead", kind: "smartlead_add_lead_to_campaign", target: "campaign_id", pick: firstCampaign,
 		lead: "email", leadValue: emailOf, already: "already_in_campaign",
-		adds: func(c sandboxCall) bool { return c.Method == "POST" && strings.HasSuffix(c.Path, "/leads") },
+		adds:      func(c sandboxCall) bool { return c.Method == "POST" && strings.HasSuffix(c.Path, "/leads") },
+		badTarget: "cam_123",
 		count: func(t *testing.T, sb, key, target string) int {
 			var out struct {
 				TotalLeads string `json:"total_leads"`
@@ -91,7 +95,8 @@ var outreachCases = []outreachCase{
 	{
 		typ: "instantly", kind: "instantly_add_lead_to_campaign", target: "campaign_id", pick: firstCampaign,
 		lead: "email", leadValue: emailOf, already: "already_in_campaign",
-		adds: func(c sandboxCall) bool { return c.Method == "POST" && c.Path == "/api/v2/leads" },
+		adds:      func(c sandboxCall) bool { return c.Method == "POST" && c.Path == "/api/v2/leads" },
+		badTarget: "123",
 		count: func(t *testing.T, sb, key, target string) int {
 			var out struct {
 				Items []any `json:"items"`
@@ -117,8 +122,9 @@ var outreachCases = []outreachCase{
 			return ""
 		},
 		lead: "profile_url", leadValue: func(name string) string { return "https://www.linkedin.com/in/" + name + "/" },
-		already: "already_present",
-		adds:    func(c sandboxCall) bool { return strings.HasSuffix(c.Path, "/AddLeadsToListV2") },
+		already:   "already_present",
+		adds:      func(c sandboxCall) bool { return strings.HasSuffix(c.Path, "/AddLeadsToListV2") },
+		badTarget: "list-1",
 		count: func(t *testing.T, sb, key, target string) int {
 			var out struct {
 				TotalCount int `json:"totalCount"`
@@ -160,6 +166,11 @@ func TestOutreachActions(t *testing.T) {
 					"actions": []any{step("add", "{{ trigger.text }}", "{{ trigger.source }}")},
 					"edges":   []any{map[string]any{"from": "$source", "to": "add"}},
 				}})
+				if oc.badTarget != "" {
+					def := map[string]any{"actions": []any{step("add", "{{ trigger.text }}", oc.badTarget)},
+						"edges": []any{map[string]any{"from": "$source", "to": "add"}}}
+					wantError(t, do(t, c, http.MethodPost, "/v1/workflows", map[string]any{"name": "bad id", "workflow": def}), 400, "VALIDATION_ERROR")
+				}
 				runOne := func(lead, target string) executionView {
 					t.Helper()
 					return waitExecution(t, ts, c, one.ID, startTest(t, c, one.ID, map[string]any{"overrides": map[string]any{"text": lead, "source": target}}), ended)
@@ -172,8 +183,16 @@ func TestOutreachActions(t *testing.T) {
 					}
 				}
 
+				// A campaign id of the service's format that no workspace has.
+				missing := "999999999"
+				if oc.typ == "instantly" {
+					missing = "00000000-0000-7000-a000-000000000000"
+				} else if oc.typ == "lemlist" {
+					missing = "cam_missing0000000000"
+				}
+
 				// Not connected.
-				failed(runOne(oc.leadValue("ada"), "123"), "NOT_CONNECTED", "/v1/integrations/"+oc.typ)
+				failed(runOne(oc.leadValue("ada"), missing), "NOT_CONNECTED", "/v1/integrations/"+oc.typ)
 				wantError(t, do(t, c, http.MethodGet, "/v1/integrations/"+oc.typ+"/campaigns", nil), 404, "NOT_FOUND")
 
 				// Connected: the campaigns lookup.
@@ -234,12 +253,6 @@ func TestOutreachActions(t *testing.T) {
 				x = runOne(bad, target)
 				if s := x.Steps[0]; s.Status != "failed" || s.Error == nil || (s.Error.Code != "INVALID_INPUT" && s.Error.Code != "UPSTREAM_ERROR") {
 					t.Fatalf("malformed lead: step = %+v (error %+v)", s, s.Error)
-				}
-				missing := "999999999"
-				if oc.typ == "instantly" {
-					missing = "00000000-0000-7000-a000-000000000000"
-				} else if oc.typ == "lemlist" {
-					missing = "cam_missing0000000000"
 				}
 				failed(runOne(oc.leadValue("cyd"), missing), "NOT_FOUND", "404")
 

@@ -57,7 +57,8 @@ func heyReachCheck(in map[string]any) []Problem {
 	case account && !campaign:
 		out = append(out, problemf("linkedin_account_id", "is for campaigns only (with campaign_id)"))
 	}
-	return out
+	out = append(out, checkID(in, "list_id", "a HeyReach list id (digits)", isDigits)...)
+	return append(out, checkID(in, "campaign_id", "a HeyReach campaign id (digits)", isDigits)...)
 }
 
 // heyReachCounts is the answer of HeyReach's V2 add calls.

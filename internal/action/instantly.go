@@ -28,7 +28,10 @@ func instantlySpecs() []Spec {
 			{Name: "custom_variables", Title: "Custom variables", Type: TypeObject, Description: "Name to value (string, number, boolean), for the sequence's {{variables}}."},
 		},
 		Outputs: leadOutputs(map[string]any{"id": typed("string", "The lead's id in Instantly."), "email": typed("string", "")}, "id", "campaign_id", "email"),
-		Run:     instantlyAddLead,
+		Check: func(in map[string]any) []Problem {
+			return checkID(in, "campaign_id", "an Instantly campaign id (a UUID)", isUUID)
+		},
+		Run: instantlyAddLead,
 	}}
 }
 
@@ -49,6 +52,9 @@ func instantlyAddLead(ctx context.Context, call Call) (map[string]any, error) {
 		return nil, err
 	}
 	campaign, email := inputID(in, "campaign_id"), strings.TrimSpace(inputString(in, "email"))
+	if !isUUID(campaign) {
+		return nil, failf(CodeInvalidInput, false, "campaign_id must be an Instantly campaign id (a UUID)")
+	}
 	body := map[string]any{"campaign": campaign, "email": email, "skip_if_in_campaign": true}
 	setStrings(body, in, map[string]string{"first_name": "first_name", "last_name": "last_name", "company_name": "company_name",
 		"personalization": "personalization", "website": "website", "phone": "phone"})

@@ -65,6 +65,34 @@ func serviceSaid(err error, phrase string) bool {
 		strings.Contains(strings.ToLower(e.Message), strings.ToLower(phrase))
 }
 
+// checkID is a Check rule: the input, when given as a literal (not a
+// template, which resolves only at run time), must pass ok.
+func checkID(in map[string]any, name, want string, ok func(string) bool) []Problem {
+	s, isString := in[name].(string)
+	if !isString || isTemplate(s) || ok(strings.TrimSpace(s)) {
+		return nil
+	}
+	return []Problem{problemf(name, "must be %s", want)}
+}
+
+// isUUID tells whether s is shaped as a UUID (Instantly's ids).
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !strings.ContainsRune("0123456789abcdefABCDEF", r):
+			return false
+		}
+	}
+	return true
+}
+
 // leadOutputs is the output schema shared by the add-lead actions, with
 // each service's own members added.
 func leadOutputs(extra map[string]any, required ...string) map[string]any {

@@ -101,7 +101,9 @@ func TestOutreachBadInputs(t *testing.T) {
 	}
 	_, err = outreachCall(t, srv, "smartlead", "k1", action.KindSmartleadAddLead, map[string]any{"campaign_id": 1.0, "email": "a@b.co", "custom_fields": map[string]any{"x": []any{1}}})
 	wantCode(t, err, action.CodeInvalidInput)
-	_, err = outreachCall(t, srv, "instantly", "k1", action.KindInstantlyAddLead, map[string]any{"campaign_id": "c", "email": "a@b.co", "custom_variables": map[string]any{"x": map[string]any{}}})
+	_, err = outreachCall(t, srv, "instantly", "k1", action.KindInstantlyAddLead, map[string]any{"campaign_id": "00000000-0000-7000-a000-000000000000", "email": "a@b.co", "custom_variables": map[string]any{"x": map[string]any{}}})
+	wantCode(t, err, action.CodeInvalidInput)
+	_, err = outreachCall(t, srv, "instantly", "k1", action.KindInstantlyAddLead, map[string]any{"campaign_id": "c", "email": "a@b.co"})
 	wantCode(t, err, action.CodeInvalidInput)
 	_, err = outreachCall(t, srv, "lemlist", "k1", action.KindLemlistAddLead, map[string]any{"campaign_id": "c", "email": "a@b.co", "variables": map[string]any{"email": "x"}})
 	wantCode(t, err, action.CodeInvalidInput)

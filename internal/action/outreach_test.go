@@ -75,3 +75,30 @@ func TestHeyReachCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestOutreachIDChecks(t *testing.T) {
+	specs := map[string]Spec{}
+	for _, s := range integrationSpecs() {
+		specs[s.Kind] = s
+	}
+	for _, tc := range []struct {
+		kind string
+		in   map[string]any
+		want int
+	}{
+		{KindSmartleadAddLead, map[string]any{"campaign_id": "123"}, 0},
+		{KindSmartleadAddLead, map[string]any{"campaign_id": 123.0}, 0},
+		{KindSmartleadAddLead, map[string]any{"campaign_id": "{{ trigger.source }}"}, 0},
+		{KindSmartleadAddLead, map[string]any{"campaign_id": Dynamic{}}, 0},
+		{KindSmartleadAddLead, map[string]any{"campaign_id": "cam_1"}, 1},
+		{KindInstantlyAddLead, map[string]any{"campaign_id": "019cc043-e39c-7d91-a325-6615db0e1b14"}, 0},
+		{KindInstantlyAddLead, map[string]any{"campaign_id": "123"}, 1},
+		{KindHeyReachAddLead, map[string]any{"list_id": "12"}, 0},
+		{KindHeyReachAddLead, map[string]any{"list_id": "l-12"}, 1},
+		{KindHeyReachAddLead, map[string]any{"campaign_id": "x"}, 1},
+	} {
+		if got := specs[tc.kind].Check(tc.in); len(got) != tc.want {
+			t.Errorf("%s %v: %+v", tc.kind, tc.in, got)
+		}
+	}
+}

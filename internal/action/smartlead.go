@@ -29,6 +29,9 @@ func smartleadSpecs() []Spec {
 			{Name: "ignore_unsubscribe_list", Title: "Ignore the unsubscribe list", Type: TypeBoolean},
 			{Name: "ignore_duplicate_leads_in_other_campaign", Title: "Add leads other campaigns have", Type: TypeBoolean, Description: "By default a lead another campaign has is skipped (skipped_reason in_other_campaign)."},
 		},
+		Check: func(in map[string]any) []Problem {
+			return checkID(in, "campaign_id", "a Smartlead campaign id (digits)", isDigits)
+		},
 		Outputs: leadOutputs(map[string]any{"email": typed("string", "")}, "campaign_id", "email"),
 		Run:     smartleadAddLead,
 	}}
