@@ -76,8 +76,8 @@ func (s *Sandbox) lemlistHandler() http.Handler {
 		if !ok {
 			return
 		}
-		offset, err1 := strconv.Atoi(cmpOr(r.URL.Query().Get("offset"), "0"))
-		limit, err2 := strconv.Atoi(cmpOr(r.URL.Query().Get("limit"), "100"))
+		offset, err1 := strconv.Atoi(lemlistQueryOr(r, "offset", "0"))
+		limit, err2 := strconv.Atoi(lemlistQueryOr(r, "limit", "100"))
 		if err1 != nil || err2 != nil || offset < 0 || limit < 1 || limit > 100 {
 			lemlistFail(w, http.StatusBadRequest, "Invalid offset or limit")
 			return
@@ -164,11 +164,12 @@ func (s *Sandbox) lemlistHandler() http.Handler {
 	return mux
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
+// lemlistQueryOr is the request's query parameter name, or def when absent.
+func lemlistQueryOr(r *http.Request, name, def string) string {
+	if s := r.URL.Query().Get(name); s != "" {
+		return s
 	}
-	return s
+	return def
 }
 
 // lemlistKey returns the Basic password (the API key), or answers
