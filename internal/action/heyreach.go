@@ -15,7 +15,7 @@ const KindHeyReachAddLead = "heyreach_add_lead"
 // heyReachSpecs are the HeyReach actions.
 func heyReachSpecs() []Spec {
 	return []Spec{{
-		Kind: KindHeyReachAddLead, Name: "Add lead to HeyReach", Category: CategoryMessaging,
+		Kind: KindHeyReachAddLead, Name: "Add lead to HeyReach", Category: CategoryMessaging, Connection: "heyreach",
 		Description: "Adds a LinkedIn lead to a HeyReach lead list (POST /list/AddLeadsToListV2) or campaign (POST /campaign/AddLeadsToCampaignV2) through the account's HeyReach connection. " +
 			"HeyReach deduplicates by profile URL: a lead already there is updated, not added again, and the output says so.",
 		Inputs: []Input{

@@ -13,7 +13,7 @@ const KindInstantlyAddLead = "instantly_add_lead_to_campaign"
 // instantlySpecs are the Instantly actions.
 func instantlySpecs() []Spec {
 	return []Spec{{
-		Kind: KindInstantlyAddLead, Name: "Add lead to Instantly campaign", Category: CategoryMessaging,
+		Kind: KindInstantlyAddLead, Name: "Add lead to Instantly campaign", Category: CategoryMessaging, Connection: "instantly",
 		Description: "Adds a lead to an Instantly campaign (API v2, POST /api/v2/leads with skip_if_in_campaign) through the account's Instantly connection. " +
 			"A lead the campaign has already (by email) is left as it is and the output says so.",
 		Inputs: []Input{

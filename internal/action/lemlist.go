@@ -14,7 +14,7 @@ const KindLemlistAddLead = "lemlist_add_lead_to_campaign"
 // lemlistSpecs are the lemlist actions.
 func lemlistSpecs() []Spec {
 	return []Spec{{
-		Kind: KindLemlistAddLead, Name: "Add lead to lemlist campaign", Category: CategoryMessaging,
+		Kind: KindLemlistAddLead, Name: "Add lead to lemlist campaign", Category: CategoryMessaging, Connection: "lemlist",
 		Description: "Adds a lead to a lemlist campaign (POST /campaigns/{campaignId}/leads/{email}) through the account's lemlist connection. " +
 			"A lead already in the campaign is left as it is and the output says so; with deduplicate (the default) a lead another campaign has is skipped.",
 		Inputs: []Input{

@@ -14,7 +14,7 @@ const KindSmartleadAddLead = "smartlead_add_lead_to_campaign"
 // smartleadSpecs are the Smartlead actions.
 func smartleadSpecs() []Spec {
 	return []Spec{{
-		Kind: KindSmartleadAddLead, Name: "Add lead to Smartlead campaign", Category: CategoryMessaging,
+		Kind: KindSmartleadAddLead, Name: "Add lead to Smartlead campaign", Category: CategoryMessaging, Connection: "smartlead",
 		Description: "Adds a lead to a Smartlead campaign (POST /campaigns/{campaign_id}/leads) through the account's Smartlead connection. " +
 			"Smartlead deduplicates by email: a lead already in the campaign is left as it is and the output says so.",
 		Inputs: []Input{
