@@ -34,6 +34,9 @@ type Field struct {
 	Required bool
 	// MaxLen bounds the value, in bytes; 0 is 4096.
 	MaxLen int
+	// Check, when set, says what is wrong with a given value ("" when
+	// nothing is): a URL's scheme and host. It never echoes the value.
+	Check func(v string) string
 }
 
 // Credentials are a connection's fields by name, in clear: they exist only
@@ -85,6 +88,11 @@ type Type struct {
 	// Authorize adds the credential to a request (a bearer token, a key
 	// header or query parameter), renewing it first when it expires.
 	Authorize func(ctx context.Context, c *Conn, req *http.Request) error
+	// Renew, when set, renews the credential after the service answered
+	// 401 (an OAuth access token it expired early): Conn.Do calls it once
+	// per call and repeats the attempt when it says it renewed (true). It
+	// keeps the new credential in c.Creds and stores it with c.Save.
+	Renew func(ctx context.Context, c *Conn) (bool, error)
 	// ErrorMessage reads what the service said from an error answer's
 	// body ("" when it said nothing readable).
 	ErrorMessage func(body []byte) string
@@ -112,6 +120,10 @@ func (t *Type) Validate(creds Credentials) []FieldError {
 			out = append(out, FieldError{f.Name, fmt.Sprintf("must be at most %d bytes", max)})
 		case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 			out = append(out, FieldError{f.Name, "must not contain control characters or line breaks"})
+		case f.Check != nil:
+			if msg := f.Check(v); msg != "" {
+				out = append(out, FieldError{f.Name, msg})
+			}
 		}
 	}
 	extra := make([]string, 0)
