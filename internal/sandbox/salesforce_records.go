@@ -191,7 +191,7 @@ func (st *salesforceState) upsert(org *sfOrg, w http.ResponseWriter, r *http.Req
 	}
 	value := r.PathValue("value")
 	in, ok := sfBody(w, r)
-	if !ok || st.flakyOnce(w, value) {
+	if !ok || st.flakyOnce(w, append([]string{value}, stringValues(in)...)...) {
 		return
 	}
 	recs := org.byExternalID(o, f.Name, value)
