@@ -15,7 +15,7 @@ import (
 // invalid email, unknown list, rate limit), a 429 being retried.
 func TestAttioActions(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
-		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_LOG_LEVEL": "debug"}))
+		ts := startServer(t, serverEnv(t, engine, crmTestEnv))
 		c := ts.Client
 		const key = "attio-e2e-workspace-key"
 		person := func(extra map[string]any) map[string]any {

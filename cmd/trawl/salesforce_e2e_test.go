@@ -96,7 +96,7 @@ func countCalls(calls []sandboxCall, method, pathPrefix string) int {
 // field, invalid email, API limit), a 503 being retried.
 func TestSalesforceActions(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
-		ts := startServer(t, serverEnv(t, engine, map[string]string{"TRAWL_LOG_LEVEL": "debug"}))
+		ts := startServer(t, serverEnv(t, engine, crmTestEnv))
 		c := ts.Client
 		const profile = "https://www.linkedin.com/in/ada-lovelace"
 		lead := func(extra map[string]any) map[string]any {
@@ -249,3 +249,8 @@ func TestSalesforceActions(t *testing.T) {
 		}
 	})
 }
+
+// crmTestEnv runs the CRM tests' server with the sandbox's request log and
+// a key rate limit their many runs and polls stay under.
+var crmTestEnv = map[string]string{"TRAWL_LOG_LEVEL": "debug", "TRAWL_RATE_LIMIT_STARTER": "10000",
+	"TRAWL_RATE_LIMIT_ENTERPRISE": "10000", "TRAWL_RATE_LIMIT_CUSTOM": "10000"}

@@ -76,10 +76,11 @@ type attioState struct {
 	lists      map[string]*attioObjectSchema
 	workspaces map[string]*attioWorkspace
 	flaky      map[string]bool
+	now        func() time.Time
 }
 
 func (s *Sandbox) attioHandler() http.Handler {
-	st := &attioState{objects: attioObjects(), lists: attioLists(), workspaces: map[string]*attioWorkspace{}, flaky: map[string]bool{}}
+	st := &attioState{objects: attioObjects(), lists: attioLists(), workspaces: map[string]*attioWorkspace{}, flaky: map[string]bool{}, now: s.now}
 	mux := http.NewServeMux()
 	handle := func(pattern string, h func(ws *attioWorkspace, w http.ResponseWriter, r *http.Request)) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {

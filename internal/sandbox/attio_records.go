@@ -190,7 +190,7 @@ func (st *attioState) writeRecord(ws *attioWorkspace, w http.ResponseWriter, r *
 	if !attioData(w, r, &in) {
 		return
 	}
-	now := time.Now().UTC()
+	now := st.now()
 	values, bad := attioValues(ws, o, in.Values, now)
 	if bad != nil {
 		writeAttioError(w, bad.status, bad.code, bad.msg)
@@ -335,7 +335,7 @@ func (st *attioState) assertEntry(ws *attioWorkspace, w http.ResponseWriter, r *
 		writeAttioError(w, http.StatusNotFound, "not_found", `Record with ID "`+in.ParentRecordID+`" not found.`)
 		return
 	}
-	now := time.Now().UTC()
+	now := st.now()
 	values, bad := attioValues(ws, l, in.EntryValues, now)
 	if bad != nil {
 		writeAttioError(w, bad.status, bad.code, bad.msg)

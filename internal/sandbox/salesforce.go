@@ -69,6 +69,7 @@ type salesforceState struct {
 	issued map[string]sfIssued // access token → its org and issue time
 	flaky  map[string]bool     // flaky- keys that already failed once
 	n      uint64
+	now    func() time.Time
 }
 
 type sfIssued struct {
@@ -77,7 +78,7 @@ type sfIssued struct {
 }
 
 func (s *Sandbox) salesforceHandler() http.Handler {
-	st := &salesforceState{schema: salesforceSchema(), orgs: map[string]*sfOrg{}, issued: map[string]sfIssued{}, flaky: map[string]bool{}}
+	st := &salesforceState{schema: salesforceSchema(), orgs: map[string]*sfOrg{}, issued: map[string]sfIssued{}, flaky: map[string]bool{}, now: s.now}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /services/oauth2/token", func(w http.ResponseWriter, r *http.Request) { s.salesforceToken(st, w, r) })
 	api := func(pattern string, h func(org *sfOrg, w http.ResponseWriter, r *http.Request)) {

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // The sandbox org's sObject resources: describe, create, read, upsert by
@@ -259,7 +258,7 @@ func (st *salesforceState) save(org *sfOrg, o *sfObject, rec *sfRecord, in map[s
 			return nil, []sfError{{ErrorCode: "STORAGE_LIMIT_EXCEEDED", Message: "storage limit exceeded"}}
 		}
 		org.counts[o.Name]++
-		rec = &sfRecord{ID: salesforceID(o.KeyPrefix, hashN(hashString(5, org.ID), org.counts[o.Name])%1_000_000_000), Object: o.Name, Fields: map[string]any{}, Created: time.Now().UTC()}
+		rec = &sfRecord{ID: salesforceID(o.KeyPrefix, hashN(hashString(5, org.ID), org.counts[o.Name])%1_000_000_000), Object: o.Name, Fields: map[string]any{}, Created: st.now()}
 		for _, f := range o.Fields {
 			if f.def != "" {
 				rec.Fields[f.Name] = f.def
