@@ -94,8 +94,13 @@ func salesforceAuthorize(ctx context.Context, c *Conn, req *http.Request) error 
 
 // salesforceRenew renews the access token after a 401 (INVALID_SESSION_ID:
 // the session expired or was revoked), when there is a refresh token.
+// A token issued in the last minute (renewed ahead of expiry in this
+// very call) is not renewed again: its refusal is the answer.
 func salesforceRenew(ctx context.Context, c *Conn) (bool, error) {
 	if c.Creds["refresh_token"] == "" {
+		return false, nil
+	}
+	if ms, err := strconv.ParseInt(c.Creds["issued_at"], 10, 64); err == nil && c.now().Sub(time.UnixMilli(ms)) < time.Minute {
 		return false, nil
 	}
 	return true, salesforceRefresh(ctx, c)
