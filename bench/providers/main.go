@@ -20,7 +20,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -33,11 +32,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -78,7 +75,7 @@ func main() {
 	serve := flag.String("serve-sandbox", "", "(internal) serve the sandbox on this address")
 	flag.Parse()
 	if *serve != "" {
-		if err := serveSandbox(*serve); err != nil {
+		if err := benchkit.ServeSandbox(*serve); err != nil {
 			fmt.Fprintln(os.Stderr, "providers:", err)
 			os.Exit(1)
 		}
@@ -103,110 +100,15 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
-// recorder is a transport that keeps the requests of the call in flight, to replay them.
-type recorder struct {
-	mu   sync.Mutex
-	reqs []recorded
-}
-
-type recorded struct {
-	method, url string
-	header      http.Header
-	body        []byte
-}
-
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		body = b
-		req.Body = io.NopCloser(bytes.NewReader(b))
-	}
-	r.mu.Lock()
-	r.reqs = append(r.reqs, recorded{req.Method, req.URL.String(), req.Header.Clone(), body})
-	r.mu.Unlock()
-	return http.DefaultTransport.RoundTrip(req)
-}
-
-func (r *recorder) take() []recorded {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.reqs
-	r.reqs = nil
-	return out
-}
-
-// replay sends reqs again, one after the other, reading each body and decoding nothing.
-func replay(ctx context.Context, reqs []recorded) (time.Duration, error) {
-	start := time.Now()
-	for _, rr := range reqs {
-		req, err := http.NewRequestWithContext(ctx, rr.method, rr.url, bytes.NewReader(rr.body))
-		if err != nil {
-			return 0, err
-		}
-		req.Header = rr.header
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return 0, err
-		}
-	}
-	return time.Since(start), nil
-}
-
-// serveSandbox is the child process: the sandbox on addr until killed.
-func serveSandbox(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	return (&http.Server{Handler: sandbox.New(sandbox.Config{Seed: 1}).Handler(), ReadHeaderTimeout: 10 * time.Second}).Serve(ln)
-}
-
-// startSandbox runs this program again as the sandbox's process and waits until it answers.
-func startSandbox(ctx context.Context) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-serve-sandbox", addr)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return "", nil, err
-	}
-	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
-	base := "http://" + addr
-	for i := 0; ; i++ {
-		if resp, err := http.Get(base + "/pronet/profile?username=x"); err == nil {
-			resp.Body.Close()
-			return base, stop, nil
-		}
-		if i > 200 {
-			stop()
-			return "", nil, fmt.Errorf("the sandbox did not start on %s", addr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func overhead(ctx context.Context, o options) error {
-	base, stop, err := startSandbox(ctx)
+	base, stop, err := benchkit.StartSandbox(ctx, "/pronet/profile?username=x")
 	if err != nil {
 		return err
 	}
 	defer stop()
 	sb := sandbox.New(sandbox.Config{Seed: 1}) // the same world, to pick targets from
 
-	rec := &recorder{}
+	rec := &benchkit.Recorder{}
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: rec}
 	build := map[string]func() pronet.Provider{
 		pronet.ContractName: func() pronet.Provider {
@@ -283,14 +185,14 @@ func overhead(ctx context.Context, o options) error {
 				return fmt.Errorf("%s %s: %w", name, op.name, err)
 			}
 			r := benchkit.Result{Name: name + " " + op.name}
-			rec.take()
+			rec.Take()
 			for i := range o.calls {
 				start := time.Now()
 				if err := op.call(p, i); err != nil && !errors.Is(err, source.ErrNotFound) {
 					return fmt.Errorf("%s %s #%d: %w", name, op.name, i, err)
 				}
 				took := time.Since(start)
-				upstream, err := replay(ctx, rec.take())
+				upstream, err := benchkit.Replay(ctx, rec.Take())
 				if err != nil {
 					return fmt.Errorf("%s %s #%d: replay: %w", name, op.name, i, err)
 				}

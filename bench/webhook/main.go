@@ -1,5 +1,7 @@
 // Command webhook measures webhook-triggered executions end to end: a
-// workflow webhook → builtin:if → builtin:set (the n8n peer's flow), called with ?wait=true so
+// workflow webhook → builtin:if → builtin:set (the n8n peer's flow; with
+// -flow hubspot, builtin:if → hubspot_upsert_contact against the built-in
+// sandbox's HubSpot, one new contact per call), called with ?wait=true so
 // that each answer comes after the execution and its steps are stored. It
 // starts `trawl serve` in-process on a fresh SQLite database (or
 // -database-url), drives it from -c concurrent clients for -d, and prints
@@ -8,6 +10,7 @@
 // that a load generator in another process can drive it:
 //
 //	go run ./bench/webhook -c 16 -d 20s
+//	go run ./bench/webhook -c 16 -d 20s -flow hubspot
 //	go run ./bench/webhook -serve   # then: hey -z 20s -c 16 -m POST -D body.json "<url>"
 package main
 
@@ -30,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -44,6 +48,7 @@ func main() {
 		database = flag.String("database-url", "", "database (default: SQLite in a temporary folder)")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 		serve    = flag.Bool("serve", false, "print the hook URL and serve until interrupted; send no load")
+		flow     = flag.String("flow", "n8n", "the workflow: n8n (if → set, the peer's) or hubspot (if → HubSpot contact upsert)")
 	)
 	flag.Parse()
 	if *cpuprof != "" {
@@ -59,14 +64,18 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*conc, *dur, *database, *serve); err != nil {
+	if *flow != "n8n" && *flow != "hubspot" {
+		fmt.Fprintln(os.Stderr, "webhook: -flow is n8n or hubspot")
+		os.Exit(2)
+	}
+	if err := run(*conc, *dur, *database, *serve, *flow); err != nil {
 		fmt.Fprintln(os.Stderr, "webhook:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(conc int, dur time.Duration, database string, serveOnly bool) error {
+func run(conc int, dur time.Duration, database string, serveOnly bool, flow string) error {
 	dir, err := os.MkdirTemp("", "trawl-bench-webhook")
 	if err != nil {
 		return err
@@ -106,7 +115,7 @@ func run(conc int, dur time.Duration, database string, serveOnly bool) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	hook, err := createWorkflow(base, strings.TrimSpace(string(key)))
+	hook, err := createWorkflow(base, strings.TrimSpace(string(key)), flow)
 	if err != nil {
 		return err
 	}
@@ -124,10 +133,11 @@ func run(conc int, dur time.Duration, database string, serveOnly bool) error {
 		wg        sync.WaitGroup
 	)
 	deadline := time.Now().Add(dur)
-	body := []byte(`{"likes": 42, "text": "hello", "author": "jane"}`)
+	var sent atomic.Int64
 	for range conc {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
+				body := fmt.Appendf(nil, `{"likes": 42, "text": "hello", "author": "jane", "email": "lead-%d@example.com"}`, sent.Add(1))
 				start := time.Now()
 				resp, err := client.Post(hook+"?wait=true", "application/json", bytes.NewReader(body))
 				ok := err == nil && resp.StatusCode == http.StatusOK
@@ -161,8 +171,8 @@ func run(conc int, dur time.Duration, database string, serveOnly bool) error {
 	if strings.HasPrefix(cfg.DatabaseURL, "postgres") {
 		engine = "postgres"
 	}
-	fmt.Printf("engine %s, %d clients, %s: %d executions (%d failed), %.0f executions/s, p50 %.1f ms, p99 %.1f ms\n",
-		engine, conc, dur, len(latencies), failures, float64(len(latencies))/dur.Seconds(),
+	fmt.Printf("flow %s, engine %s, %d clients, %s: %d executions (%d failed), %.0f executions/s, p50 %.1f ms, p99 %.1f ms\n",
+		flow, engine, conc, dur, len(latencies), failures, float64(len(latencies))/dur.Seconds(),
 		float64(pct(0.50).Microseconds())/1000, float64(pct(0.99).Microseconds())/1000)
 	return nil
 }
@@ -174,26 +184,18 @@ func ignoreCanceled(err error) error {
 	return err
 }
 
-func createWorkflow(base, key string) (string, error) {
+func createWorkflow(base, key, flow string) (string, error) {
 	// The flow of the n8n peer (../shared/peers/n8n/wf.json): if likes > 10,
 	// set a summary (else end, as n8n's empty false branch does); answered
 	// when the last step ends.
-	def := `{"name": "bench", "status": "PUBLISHED", "enabled": true, "workflow": {
-		"trigger": {"kind": "workflows/webhook"},
-		"actions": [{"id": "popular", "kind": "builtin:if", "inputs": {"condition": "{{ trigger.likes > 10 }}"}},
-		            {"id": "summary", "kind": "builtin:set", "inputs": {"values": {"summary": "{{ trigger.text }} by {{ trigger.author }}"}}},
-		            {"id": "quiet", "kind": "builtin:exit", "inputs": {"reason": "not popular"}}],
-		"edges": [{"from": "$source", "to": "popular"}, {"from": "popular", "to": "summary", "conditional": {"type": "if"}},
-		          {"from": "popular", "to": "quiet", "conditional": {"type": "else"}}]}}`
-	req, _ := http.NewRequest(http.MethodPost, base+"/v1/workflows", strings.NewReader(def))
-	req.Header.Set("x-api-key", key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
+	def := n8nFlow
+	if flow == "hubspot" {
+		if _, err := call(base, key, "/v1/integrations/hubspot", `{"credentials": {"access_token": "pat-na1-bench"}}`); err != nil {
+			return "", err
+		}
+		def = hubSpotFlow
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err := call(base, key, "/v1/workflows", def)
 	if err != nil {
 		return "", err
 	}
@@ -203,7 +205,45 @@ func createWorkflow(base, key string) (string, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || out.Data.WebhookURL == "" {
-		return "", fmt.Errorf("create workflow: %d %s", resp.StatusCode, raw)
+		return "", fmt.Errorf("create workflow: %s", raw)
 	}
 	return out.Data.WebhookURL, nil
+}
+
+const (
+	n8nFlow = `{"name": "bench", "status": "PUBLISHED", "enabled": true, "workflow": {
+		"trigger": {"kind": "workflows/webhook"},
+		"actions": [{"id": "popular", "kind": "builtin:if", "inputs": {"condition": "{{ trigger.likes > 10 }}"}},
+		            {"id": "summary", "kind": "builtin:set", "inputs": {"values": {"summary": "{{ trigger.text }} by {{ trigger.author }}"}}},
+		            {"id": "quiet", "kind": "builtin:exit", "inputs": {"reason": "not popular"}}],
+		"edges": [{"from": "$source", "to": "popular"}, {"from": "popular", "to": "summary", "conditional": {"type": "if"}},
+		          {"from": "popular", "to": "quiet", "conditional": {"type": "else"}}]}}`
+	// Webhook → if → HubSpot: a lead worth it becomes a contact.
+	hubSpotFlow = `{"name": "bench-hubspot", "status": "PUBLISHED", "enabled": true, "workflow": {
+		"trigger": {"kind": "workflows/webhook"},
+		"actions": [{"id": "popular", "kind": "builtin:if", "inputs": {"condition": "{{ trigger.likes > 10 }}"}},
+		            {"id": "crm", "kind": "hubspot_upsert_contact", "inputs": {"email": "{{ trigger.email }}", "firstname": "{{ trigger.author }}"}},
+		            {"id": "quiet", "kind": "builtin:exit", "inputs": {"reason": "not popular"}}],
+		"edges": [{"from": "$source", "to": "popular"}, {"from": "popular", "to": "crm", "conditional": {"type": "if"}},
+		          {"from": "popular", "to": "quiet", "conditional": {"type": "else"}}]}}`
+)
+
+// call POSTs body to path with the key and returns a 2xx answer's body.
+func call(base, key, path, body string) ([]byte, error) {
+	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, raw)
+	}
+	return raw, nil
 }

@@ -47,14 +47,13 @@ func TestIntegrationsHubSpot(t *testing.T) {
 			}
 			return h
 		}
-		// list is the listed HubSpot entry alone (other types are listed too).
 		list := func() []integrationView {
 			t.Helper()
 			var l []integrationView
 			if err := mustDo(t, c, http.MethodGet, "/v1/integrations", nil, 200).Data(&l); err != nil {
 				t.Fatal(err)
 			}
-			return hubSpotOnly(l)
+			return onlyType(l, "hubspot")
 		}
 
 		// Not connected yet: listed as a known type, health says so.
@@ -91,7 +90,7 @@ func TestIntegrationsHubSpot(t *testing.T) {
 		// Another account sees none of it.
 		other := newKey(t, ts, newAccount(t, ts, "Other", "STARTER", ""), "*")
 		var ol []integrationView
-		if err := mustDo(t, other, http.MethodGet, "/v1/integrations", nil, 200).Data(&ol); err != nil || len(hubSpotOnly(ol)) != 1 || hubSpotOnly(ol)[0].Connected {
+		if err := mustDo(t, other, http.MethodGet, "/v1/integrations", nil, 200).Data(&ol); err != nil || len(onlyType(ol, "hubspot")) != 1 || onlyType(ol, "hubspot")[0].Connected {
 			t.Fatalf("other account's list = %+v, %v", ol, err)
 		}
 		var oh integrationHealthView
@@ -145,17 +144,6 @@ func TestIntegrationsHubSpot(t *testing.T) {
 	})
 }
 
-// hubSpotOnly keeps the HubSpot entries of a list of integrations.
-func hubSpotOnly(l []integrationView) []integrationView {
-	var out []integrationView
-	for _, v := range l {
-		if v.Type == "hubspot" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // TestIntegrationsHubSpotURLSetting: TRAWL_INTEGRATION_URLS is where the
 // health probe asks, with the token as a bearer, and HubSpot's own error
 // answer is what health reports. The request goes through the guarded
@@ -199,4 +187,16 @@ func TestIntegrationsHubSpotURLSetting(t *testing.T) {
 	if len(got) != 1 || got[0] != "GET /account-info/v3/details Bearer pat-eu1-xyz" {
 		t.Fatalf("the configured HubSpot got %q", got)
 	}
+}
+
+// onlyType keeps the list's entries of one type: every registered type is
+// listed, connected or not.
+func onlyType(l []integrationView, typ string) []integrationView {
+	var out []integrationView
+	for _, v := range l {
+		if v.Type == typ {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -130,8 +130,11 @@ type Spec struct {
 	CreditItems string     `json:"creditItems,omitempty" doc:"The output array whose items are charged, when creditPer is item."`
 	// Endpoint is the API endpoint the step stands for: a key may put
 	// the step in a workflow only if it may call the endpoint.
-	Endpoint string  `json:"endpoint,omitempty" doc:"The API endpoint the step does the work of: saving, publishing, enabling or testing a workflow with this step needs that endpoint's permission and plan."`
-	Inputs   []Input `json:"inputs"`
+	Endpoint string `json:"endpoint,omitempty" doc:"The API endpoint the step does the work of: saving, publishing, enabling or testing a workflow with this step needs that endpoint's permission and plan."`
+	// Connection is the connection type the step acts through: the
+	// account's connection of that type (POST /v1/integrations/{type}).
+	Connection string  `json:"connection,omitempty" doc:"The connection type (POST /v1/integrations/{type}) the step acts through; the account's connection of that type is used when the step runs."`
+	Inputs     []Input `json:"inputs"`
 	// Outputs is a JSON Schema of what the step outputs.
 	Outputs map[string]any `json:"outputs"`
 	// Run is the executor of an action that acts through a connection,

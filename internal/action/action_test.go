@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/integration"
 )
 
 // TestCatalogueCharges checks what each entry says it charges for: an
@@ -47,5 +48,18 @@ func TestCatalogueCharges(t *testing.T) {
 	agent, _ := c.Lookup(KindGenericAgent)
 	if up, got := agent.UpfrontCost(), agent.ResultCost(map[string]any{}); up != 1 || got != 0 {
 		t.Errorf("an agent step costs %d upfront and %d with the output, want 1 and 0", up, got)
+	}
+}
+
+// Every action that acts through a connection names its type, which is a
+// registered one, and has its executor beside its entry.
+func TestIntegrationActionsNameTheirConnection(t *testing.T) {
+	for _, s := range integrationSpecs() {
+		if _, ok := integration.Lookup(s.Connection); !ok {
+			t.Errorf("%s names connection %q, which is not a registered type", s.Kind, s.Connection)
+		}
+		if s.Run == nil {
+			t.Errorf("%s has no executor", s.Kind)
+		}
 	}
 }

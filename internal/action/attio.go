@@ -11,7 +11,7 @@ const (
 func attioSpecs() []Spec {
 	return []Spec{
 		{
-			Kind: KindAttioAssertPerson, Name: "Assert Attio person", Category: CategoryCRM,
+			Kind: KindAttioAssertPerson, Name: "Assert Attio person", Category: CategoryCRM, Connection: "attio",
 			Description: "Creates or updates an Attio person matched by email address (PUT /v2/objects/people/records?matching_attribute=email_addresses): running it again updates the same record. Empty inputs leave the person's values as they are.",
 			Inputs: []Input{
 				{Name: "email", Title: "Email", Required: true, Type: TypeString, Description: "The person's email address, which they are matched by."},
@@ -29,7 +29,7 @@ func attioSpecs() []Spec {
 			Run: attioAssertPerson,
 		},
 		{
-			Kind: KindAttioAddToList, Name: "Add to Attio list", Category: CategoryCRM,
+			Kind: KindAttioAddToList, Name: "Add to Attio list", Category: CategoryCRM, Connection: "attio",
 			Description: "Adds a record to an Attio list, or updates its entry there (PUT /v2/lists/{list}/entries, by parent record): running it again never adds a second entry.",
 			Inputs: []Input{
 				{Name: "list", Title: "List", Required: true, Type: TypeString, Description: "The list's slug or id."},

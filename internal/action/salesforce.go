@@ -16,7 +16,7 @@ const salesforceLeadKeyDefault = "LinkedIn_URL__c"
 func salesforceSpecs() []Spec {
 	return []Spec{
 		{
-			Kind: KindSalesforceUpsertLead, Name: "Upsert Salesforce lead", Category: CategoryCRM,
+			Kind: KindSalesforceUpsertLead, Name: "Upsert Salesforce lead", Category: CategoryCRM, Connection: "salesforce",
 			Description: "Creates or updates a Salesforce Lead by an External ID field (PATCH /sobjects/Lead/{field}/{value}): running it again updates the same lead. Empty inputs leave the lead's fields as they are.",
 			Inputs: []Input{
 				{Name: "external_id_field", Title: "External ID field", Type: TypeString, Description: "API name of the Lead's External ID field to match on; default " + salesforceLeadKeyDefault + " (a custom field marked External ID and Unique)."},
@@ -36,7 +36,7 @@ func salesforceSpecs() []Spec {
 			Run: salesforceUpsertLead,
 		},
 		{
-			Kind: KindSalesforceCreateTask, Name: "Create Salesforce task", Category: CategoryCRM,
+			Kind: KindSalesforceCreateTask, Name: "Create Salesforce task", Category: CategoryCRM, Connection: "salesforce",
 			Description: "Creates a Task on a lead or contact (POST /sobjects/Task). With idempotency_field, the task is upserted by the step's idempotency key in that Task External ID field instead, so a retried step never makes a second task.",
 			Inputs: []Input{
 				{Name: "WhoId", Title: "Lead or contact", Required: true, Type: TypeString, Description: "The id of the lead or contact, e.g. {{ steps.lead.output.id }}."},

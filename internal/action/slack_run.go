@@ -13,8 +13,10 @@ import (
 	"github.com/trawlhq/trawl/internal/netguard"
 )
 
-// slackRun posts through an incoming webhook or chat.postMessage. Both the
-// webhook URL and the token are secrets: no error carries them.
+// slackRun posts through an incoming webhook or chat.postMessage with a
+// bot token secret or, when neither is named, the account's Slack
+// connection. The webhook URL and the token are secrets: no error
+// carries them.
 func slackRun(d Deps) Executor {
 	return func(ctx context.Context, call Call) (map[string]any, error) {
 		in := call.Inputs
@@ -47,7 +49,7 @@ func slackRun(d Deps) Executor {
 
 		name := inputString(in, "token")
 		if name == "" {
-			return nil, failf(CodeInvalidInput, false, "webhook_url or token is required")
+			return slackConnRun(ctx, call, msg)
 		}
 		token, err := secretValue(ctx, call, name)
 		if err != nil {

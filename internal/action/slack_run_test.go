@@ -106,3 +106,26 @@ func TestSlackToken(t *testing.T) {
 		}
 	}
 }
+
+func TestSlackCheck(t *testing.T) {
+	spec := slackSpec()
+	for _, tc := range []struct {
+		in   map[string]any
+		want string // the input with a problem, "-" for none
+	}{
+		{map[string]any{"channel": "#sales", "text": "hi"}, "-"},
+		{map[string]any{"text": "hi"}, "channel"},
+		{map[string]any{"webhook_url": "H", "text": "hi"}, "-"},
+		{map[string]any{"token": "T", "text": "hi"}, "channel"},
+		{map[string]any{"token": "T", "webhook_url": "H", "text": "hi"}, ""},
+		{map[string]any{"channel": "C1"}, "text"},
+	} {
+		ps := spec.Check(tc.in)
+		switch {
+		case tc.want == "-" && len(ps) > 0:
+			t.Errorf("%v: %v", tc.in, ps)
+		case tc.want != "-" && (len(ps) != 1 || ps[0].Input != tc.want):
+			t.Errorf("%v: %v, want one on %q", tc.in, ps, tc.want)
+		}
+	}
+}

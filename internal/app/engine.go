@@ -127,7 +127,15 @@ func enricher(cfg *config.Config, sources Sources) action.Enricher {
 			return nil, err
 		}
 		var out map[string]any
-		return out, json.Unmarshal(raw, &out)
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return nil, err
+		}
+		// The step's prospect carries the work email a CRM keys contacts by
+		// (the endpoint's prospect has no email field).
+		if p, ok := out["prospect"].(map[string]any); ok {
+			p["work_email"] = person.WorkEmail
+		}
+		return out, nil
 	}
 }
 

@@ -109,15 +109,15 @@ func attioAttributes(ctx context.Context, c *Conn, object string) ([]attioAttrib
 
 // attioFields answers crm-fields: the attributes of people and companies.
 func attioFields(ctx context.Context, c *Conn, _ url.Values) (any, error) {
-	out := map[string][]sfaField{}
+	out := map[string][]CRMField{}
 	for _, kind := range []string{"contacts", "companies"} {
 		attrs, err := attioAttributes(ctx, c, attioObjects[kind])
 		if err != nil {
 			return nil, err
 		}
-		fields := make([]sfaField, 0, len(attrs))
+		fields := make([]CRMField, 0, len(attrs))
 		for _, a := range attrs {
-			fields = append(fields, sfaField{Slug: a.APISlug, Label: a.Title, Type: a.Type})
+			fields = append(fields, CRMField{Slug: a.APISlug, Label: a.Title, Type: a.Type})
 		}
 		out[kind] = fields
 	}
@@ -168,11 +168,11 @@ func attioFieldOptions(ctx context.Context, c *Conn, params url.Values) (any, er
 	if err != nil {
 		return nil, err
 	}
-	out := []sfaOption{}
+	out := []FieldOption{}
 	for _, o := range page.Data {
 		if !o.Archived {
 			// Attio writes a select or status by its title.
-			out = append(out, sfaOption{Value: o.Title, Label: o.Title})
+			out = append(out, FieldOption{Value: o.Title, Label: o.Title})
 		}
 	}
 	return out, nil

@@ -54,7 +54,7 @@ func TestAttioProbeAndLookupsAgainstSandbox(t *testing.T) {
 		t.Fatalf("crm-fields = %s, %v", s, err)
 	}
 	opts, err := integration.Attio.Lookups["crm-field-options"](t.Context(), c, url.Values{"object_type": {"companies"}, "field_slug": {"employee_range"}})
-	if err != nil || !strings.HasPrefix(jsonString(t, opts), `[{"value":"1-10","label":"1-10"}`) {
+	if err != nil || !strings.HasPrefix(jsonString(t, opts), `[{"label":"1-10","value":"1-10"}`) {
 		t.Fatalf("options = %s, %v", jsonString(t, opts), err)
 	}
 	for _, p := range []url.Values{{"object_type": {"deals"}}, {"object_type": {"contacts"}, "field_slug": {"nope"}}, {"object_type": {"contacts"}, "field_slug": {"job_title"}}} {

@@ -23,6 +23,7 @@ var HubSpot = &Type{
 	Probe:        probeHubSpot,
 	Authorize:    BearerAuth("access_token"),
 	ErrorMessage: hubSpotErrorMessage,
+	Lookups:      hubSpotLookups(),
 }
 
 func init() { Register(HubSpot) }

@@ -98,6 +98,10 @@ type Type struct {
 	ErrorMessage func(body []byte) string
 	// Lookups are the type's lookups by name (crm-fields, channels).
 	Lookups map[string]LookupFunc
+	// Check, when set, adds the type's own rules on well-formed fields (a
+	// Slack bot token starts with xoxb-); Validate calls it only when the
+	// generic rules found nothing, and its messages never echo a value.
+	Check func(creds Credentials) []FieldError
 }
 
 // Validate lists every problem of creds: a required field missing or
@@ -135,6 +139,9 @@ func (t *Type) Validate(creds Credentials) []FieldError {
 	slices.Sort(extra)
 	for _, k := range extra {
 		out = append(out, FieldError{k, fmt.Sprintf("is not a %s credential; it takes %s", t.DisplayName, strings.Join(t.FieldNames(), ", "))})
+	}
+	if len(out) == 0 && t.Check != nil {
+		out = t.Check(creds)
 	}
 	return out
 }

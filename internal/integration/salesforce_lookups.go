@@ -5,21 +5,6 @@ import (
 	"net/url"
 )
 
-// sfaField is one field of a CRM object as the crm-fields lookup answers it
-// (Salesforce and Attio; the lead may share it with the other CRMs).
-type sfaField struct {
-	Slug    string      `json:"slug"`
-	Label   string      `json:"label"`
-	Type    string      `json:"type"`
-	Options []sfaOption `json:"options,omitempty"`
-}
-
-// sfaOption is one value of an enumeration field (crm-field-options).
-type sfaOption struct {
-	Value string `json:"value"`
-	Label string `json:"label"`
-}
-
 // salesforceObjects are the sObjects behind the lookups' object types:
 // contacts are Leads (what salesforce_upsert_lead writes), companies Accounts.
 var salesforceObjects = map[string]string{"contacts": "Lead", "companies": "Account"}
@@ -40,17 +25,17 @@ type SalesforceDescribe struct {
 }
 
 // describe reads an sObject's fields: GET /sobjects/<name>/describe.
-func salesforceDescribe(ctx context.Context, c *Conn, object string) ([]sfaField, error) {
+func salesforceDescribe(ctx context.Context, c *Conn, object string) ([]CRMField, error) {
 	var d SalesforceDescribe
 	if err := c.Do(ctx, Request{Path: SalesforceAPI + "/sobjects/" + object + "/describe"}, &d); err != nil {
 		return nil, err
 	}
-	out := make([]sfaField, 0, len(d.Fields))
+	out := make([]CRMField, 0, len(d.Fields))
 	for _, f := range d.Fields {
-		cf := sfaField{Slug: f.Name, Label: f.Label, Type: f.Type}
+		cf := CRMField{Slug: f.Name, Label: f.Label, Type: f.Type}
 		for _, p := range f.PicklistValues {
 			if p.Active {
-				cf.Options = append(cf.Options, sfaOption{Value: p.Value, Label: p.Label})
+				cf.Options = append(cf.Options, FieldOption{Value: p.Value, Label: p.Label})
 			}
 		}
 		out = append(out, cf)
@@ -68,7 +53,7 @@ func salesforceFields(ctx context.Context, c *Conn, _ url.Values) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]sfaField{"contacts": contacts, "companies": companies}, nil
+	return map[string][]CRMField{"contacts": contacts, "companies": companies}, nil
 }
 
 // salesforceFieldOptions answers crm-field-options: a picklist's active values.
@@ -87,7 +72,7 @@ func salesforceFieldOptions(ctx context.Context, c *Conn, params url.Values) (an
 			if f.Type != "picklist" && f.Type != "multipicklist" {
 				return nil, &ParamError{Param: "field_slug", Message: "is a " + f.Type + " field of " + object + ", not a picklist"}
 			}
-			return append([]sfaOption{}, f.Options...), nil
+			return append([]FieldOption{}, f.Options...), nil
 		}
 	}
 	return nil, &ParamError{Param: "field_slug", Message: "is not a field of " + object}

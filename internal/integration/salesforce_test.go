@@ -187,7 +187,7 @@ func TestSalesforceLookupsAgainstSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := strings.ReplaceAll(jsonString(t, out), " ", "")
-	for _, want := range []string{`"contacts":[`, `"companies":[`, `"slug":"LinkedIn_URL__c"`, `"slug":"LeadSource","label":"LeadSource","type":"picklist","options":[{"value":"Web"`, `"slug":"NumberOfEmployees"`} {
+	for _, want := range []string{`"contacts":[`, `"companies":[`, `"slug":"LinkedIn_URL__c"`, `"slug":"LeadSource","label":"LeadSource","type":"picklist","options":[{"label":"Web","value":"Web"`, `"slug":"NumberOfEmployees"`} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("crm-fields lacks %s: %s", want, s)
 		}

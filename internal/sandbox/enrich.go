@@ -203,6 +203,7 @@ func pdlRecord(p Person, cs func(string) string) map[string]any {
 		"job_company_id":               strconv.FormatInt(c.ID, 10),
 		"job_company_name":             cs(c.Name),
 		"job_company_website":          c.Domain,
+		"work_email":                   workEmail(p, c),
 		"job_company_size":             c.SizeBand,
 		"job_company_founded":          c.Founded,
 		"job_company_industry":         cs(c.Industry),
@@ -215,4 +216,21 @@ func pdlRecord(p Person, cs func(string) string) map[string]any {
 		"languages":                    langs,
 		"experience":                   exp,
 	}
+}
+
+// workEmail is the address PDL would list for a person at their company:
+// first.last@domain, ASCII lower case.
+func workEmail(p Person, c Company) string {
+	local := strings.ToLower(asciiOnly(p.FirstName) + "." + asciiOnly(p.LastName))
+	return local + "@" + c.Domain
+}
+
+// asciiOnly keeps the letters and digits of s that are ASCII.
+func asciiOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return -1
+	}, s)
 }

@@ -6,9 +6,11 @@ import (
 	"strings"
 )
 
-// HubSpot's API, the subset Trawl's connections use (docs/integrations.md):
-// GET /account-info/v3/details answers the portal of any bearer token; a
-// missing token, or one starting with "invalid", gets HubSpot's 401.
+// HubSpot's API, the subset Trawl's connections use
+// (docs/integrations-hubspot.md): GET /account-info/v3/details answers the
+// portal of any bearer token; a missing token, or one starting with
+// "invalid", gets HubSpot's 401. The CRM (objects, search, associations,
+// properties) is hubspot_crm.go's.
 
 // hubSpotAccount is the documented body of GET /account-info/v3/details.
 type hubSpotAccount struct {
@@ -33,6 +35,7 @@ type hubSpotError struct {
 
 func (s *Sandbox) hubSpotHandler() http.Handler {
 	mux := http.NewServeMux()
+	newHubSpotCRM(s.now).routes(mux)
 	mux.HandleFunc("GET /account-info/v3/details", func(w http.ResponseWriter, r *http.Request) {
 		token, ok := hubSpotToken(w, r)
 		if !ok {
@@ -40,7 +43,7 @@ func (s *Sandbox) hubSpotHandler() http.Handler {
 		}
 		// The portal is a function of the token: a token always names the same portal.
 		writeJSON(w, http.StatusOK, hubSpotAccount{
-			PortalID:             int64(hashString(0, token)%90_000_000) + 10_000_000,
+			PortalID:             hubSpotPortalID(token),
 			AccountType:          "STANDARD",
 			TimeZone:             "US/Eastern",
 			CompanyCurrency:      "USD",

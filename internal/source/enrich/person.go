@@ -26,8 +26,11 @@ type Person struct {
 	LinkedinURL       string   `json:"linkedin_url"`
 	LinkedinUsername  string   `json:"linkedin_username"`
 	LinkedinID        string   `json:"linkedin_id"`
-	Languages         []string `json:"languages"`
-	Experience        []Job    `json:"experience"`
+	// WorkEmail is PDL's work_email: an address, or "" when PDL has none
+	// or the plan shows only that one exists (the boolean true).
+	WorkEmail  string   `json:"work_email"`
+	Languages  []string `json:"languages"`
+	Experience []Job    `json:"experience"`
 }
 
 // Job is one entry of a PDL record's experience.
@@ -61,6 +64,7 @@ func (p *Person) UnmarshalJSON(b []byte) error {
 		JobCompanyWebsite: str(m["job_company_website"]), Industry: str(m["industry"]),
 		LocationName: str(m["location_name"]), LocationCountry: str(m["location_country"]),
 		LinkedinURL: str(m["linkedin_url"]), LinkedinUsername: str(m["linkedin_username"]), LinkedinID: str(m["linkedin_id"]),
+		WorkEmail: str(m["work_email"]),
 	}
 	if p.Sex == "" {
 		p.Sex = str(m["gender"])
