@@ -91,7 +91,9 @@ const maxAnswer = 8 << 20
 // JSON answer into out (when not nil). A 429 or 5xx answer, or none, is
 // tried again up to Attempts times, after the service's Retry-After (or
 // 0.5 s, 1 s) when it fits in MaxRetryWait and the context's deadline.
-// Any other non-2xx answer is an *Error at once.
+// Any other non-2xx answer is an *Error at once, except a 401 of a type
+// that renews its credential (Type.Renew): renewed once, the attempt is
+// made again (not counted against Attempts).
 func (c *Conn) Do(ctx context.Context, r Request, out any) error {
 	var raw []byte
 	if r.Body != nil {
@@ -100,6 +102,7 @@ func (c *Conn) Do(ctx context.Context, r Request, out any) error {
 			return fmt.Errorf("%s: encode request: %w", c.Type.DisplayName, err)
 		}
 	}
+	renewed := false
 	for attempt := 1; ; attempt++ {
 		body, err := c.once(ctx, r, raw)
 		if err == nil {
@@ -112,6 +115,18 @@ func (c *Conn) Do(ctx context.Context, r Request, out any) error {
 			return nil
 		}
 		var e *Error
+		if errors.As(err, &e) && e.Status == http.StatusUnauthorized && c.Type.Renew != nil && !renewed {
+			renewed = true
+			ok, rerr := c.Type.Renew(ctx, c)
+			if rerr != nil {
+				return rerr
+			}
+			if ok {
+				attempt--
+				continue
+			}
+			return err
+		}
 		if !errors.As(err, &e) || !e.Retryable() || attempt >= Attempts || ctx.Err() != nil {
 			return err
 		}

@@ -91,6 +91,11 @@ type Type struct {
 	// Authorize adds the credential to a request (a bearer token, a key
 	// header or query parameter), renewing it first when it expires.
 	Authorize func(ctx context.Context, c *Conn, req *http.Request) error
+	// Renew, when set, renews the credential after the service answered
+	// 401 (an OAuth access token it expired early): Conn.Do calls it once
+	// per call and repeats the attempt when it says it renewed (true). It
+	// keeps the new credential in c.Creds and stores it with c.Save.
+	Renew func(ctx context.Context, c *Conn) (bool, error)
 	// ErrorMessage reads what the service said from an error answer's
 	// body ("" when it said nothing readable).
 	ErrorMessage func(body []byte) string
