@@ -63,10 +63,23 @@ type step struct {
 }
 
 func steps() []step {
-	hubspot := integration.Credentials{"access_token": "pat-na1-bench"}
+	email := func(i int) string { return fmt.Sprintf("lead-%d@example.com", i) }
 	return []step{
-		{"hubspot_upsert_contact", "hubspot", hubspot, func(i int) map[string]any {
-			return map[string]any{"email": fmt.Sprintf("lead-%d@example.com", i), "firstname": "Jane", "lastname": "Doe", "jobtitle": "VP Sales"}
+		{"hubspot_upsert_contact", "hubspot", integration.Credentials{"access_token": "pat-na1-bench"}, func(i int) map[string]any {
+			return map[string]any{"email": email(i), "firstname": "Jane", "lastname": "Doe", "jobtitle": "VP Sales"}
+		}},
+		{"salesforce_upsert_lead", "salesforce", integration.Credentials{"instance_url": "https://bench.my.salesforce.com", "access_token": "bench-session"},
+			func(i int) map[string]any {
+				return map[string]any{"external_id": fmt.Sprintf("https://www.linkedin.com/in/lead-%d", i), "LastName": "Doe", "Company": "Acme", "Email": email(i)}
+			}},
+		{"pipedrive_upsert_person", "pipedrive", integration.Credentials{"api_token": "bench-token"}, func(i int) map[string]any {
+			return map[string]any{"email": email(i), "name": "Jane Doe"}
+		}},
+		{"attio_assert_person", "attio", integration.Credentials{"api_key": "bench-key"}, func(i int) map[string]any {
+			return map[string]any{"email": email(i), "first_name": "Jane", "last_name": "Doe"}
+		}},
+		{"slack_send_channel_message", "slack", integration.Credentials{"bot_token": "xoxb-1-2-bench"}, func(i int) map[string]any {
+			return map[string]any{"channel": "#sales", "text": fmt.Sprintf("lead %d engaged", i)}
 		}},
 	}
 }

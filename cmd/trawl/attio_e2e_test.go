@@ -68,7 +68,7 @@ func TestAttioActions(t *testing.T) {
 				Values map[string][]map[string]any `json:"values"`
 			} `json:"data"`
 		}
-		if st := sandboxBearerJSON(t, http.MethodGet, base+"/v2/objects/people/records/"+rid, key, nil, &rec); st != 200 ||
+		if st := sandboxDo(t, http.MethodGet, base+"/v2/objects/people/records/"+rid, bearer(key), nil, &rec); st != 200 ||
 			rec.Data.Values["job_title"][0]["value"] != "Computer scientist" || len(rec.Data.Values["email_addresses"]) != 1 ||
 			rec.Data.Values["lead_source"][0]["option"].(map[string]any)["title"] != "Trawl" {
 			t.Fatalf("record %d %+v", st, rec)
@@ -76,7 +76,7 @@ func TestAttioActions(t *testing.T) {
 		var entries struct {
 			Data []map[string]any `json:"data"`
 		}
-		if st := sandboxBearerJSON(t, http.MethodPost, base+"/v2/lists/prospects/entries/query", key, map[string]any{}, &entries); st != 200 || len(entries.Data) != 1 {
+		if st := sandboxDo(t, http.MethodPost, base+"/v2/lists/prospects/entries/query", bearer(key), map[string]any{}, &entries); st != 200 || len(entries.Data) != 1 {
 			t.Fatalf("entries %d %+v", st, entries)
 		}
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -99,6 +100,11 @@ func TestWorkflowHostedEndpoints(t *testing.T) {
 			if ex.Total != len(ex.Items) || ex.Total < 4 {
 				t.Fatalf("examples: %d of %d", len(ex.Items), ex.Total)
 			}
+			// A mock answers what the catalogue says the step outputs.
+			outputs := map[string]map[string]any{}
+			for _, item := range catalogue(t, c, "").Items {
+				outputs[item.Kind] = item.Outputs
+			}
 			for _, e := range ex.Items {
 				def := strings.ReplaceAll(string(e.Workflow), `"TOPIC_ID"`, `"`+topic.ID+`"`)
 				w := createWorkflow(t, c, map[string]any{"name": e.Name, "description": e.Description, "workflow": json.RawMessage(def)})
@@ -110,13 +116,13 @@ func TestWorkflowHostedEndpoints(t *testing.T) {
 				mocks := map[string]any{}
 				for _, a := range parsed.Actions {
 					if !strings.HasPrefix(a.Kind, "builtin:") {
-						mocks[a.ID] = map[string]any{"enabled": true, "output": map[string]any{"ok": true}}
+						mocks[a.ID] = map[string]any{"enabled": true, "output": mockOutput(outputs[a.Kind])}
 					}
 				}
 				run := startTest(t, c, w.ID, map[string]any{"overrides": map[string]any{"likes": 25},
 					"test_config": map[string]any{"action_mocks": mocks}})
 				if x := waitExecution(t, ts, c, w.ID, run, ended); x.Status != "completed" {
-					t.Errorf("example %q ran %s: %s", e.Name, x.Status, x.keys())
+					t.Errorf("example %q ran %s: %s (%v)", e.Name, x.Status, x.keys(), *cmp.Or(x.Error, new(string)))
 				}
 			}
 		})
@@ -252,4 +258,29 @@ type inputField struct {
 	Required bool   `json:"required"`
 	Type     string `json:"type"`
 	Default  any    `json:"default"`
+}
+
+// mockOutput is the least value a JSON Schema of the catalogue accepts:
+// an object with its required members, "x" for a string, 1 for a number.
+func mockOutput(schema map[string]any) any {
+	switch schema["type"] {
+	case "object":
+		out := map[string]any{}
+		props, _ := schema["properties"].(map[string]any)
+		required, _ := schema["required"].([]any)
+		for _, name := range required {
+			prop, _ := props[name.(string)].(map[string]any)
+			out[name.(string)] = mockOutput(prop)
+		}
+		return out
+	case "string":
+		return "x"
+	case "integer", "number":
+		return 1
+	case "boolean":
+		return true
+	case "array":
+		return []any{}
+	}
+	return nil
 }

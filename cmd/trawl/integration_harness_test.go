@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,4 +48,44 @@ func (ts *testServer) sandboxURL(t *testing.T) string {
 		t.Fatal("the server's log does not say where its sandbox listens")
 	}
 	return m[1]
+}
+
+// sandboxDo calls a service of a sandbox as its user would, at url with
+// the headers given, and decodes the JSON answer into out (when not nil);
+// it returns the status.
+func sandboxDo(t *testing.T, method, url string, header map[string]string, body, out any) int {
+	t.Helper()
+	var rd io.Reader = http.NoBody
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: %d, %v", method, url, resp.StatusCode, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// sandboxAPI is sandboxDo at path of the server's own sandbox.
+func sandboxAPI(t *testing.T, ts *testServer, method, path string, header map[string]string, body, out any) int {
+	t.Helper()
+	return sandboxDo(t, method, ts.sandboxURL(t)+path, header, body, out)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -40,38 +38,6 @@ func stepError(t *testing.T, x executionView) (code, message string) {
 		t.Fatalf("execution %s: %+v", x.Status, x.Steps)
 	}
 	return x.Steps[0].Error.Code, x.Steps[0].Error.Message
-}
-
-// sandboxAPI calls a service of the server's sandbox as its user would,
-// with the headers given, and decodes the JSON answer.
-func sandboxAPI(t *testing.T, ts *testServer, method, path string, header map[string]string, body any, out any) int {
-	t.Helper()
-	var rd *bytes.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, ts.sandboxURL(t)+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-	}
-	return resp.StatusCode
 }
 
 // TestNotionCreatePage: an account connects Notion, looks its databases

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -44,37 +42,6 @@ type outreachCampaignView struct {
 func firstCampaign(cs []outreachCampaignView) string { return cs[0].ID }
 
 func emailOf(name string) string { return name + "@example.com" }
-
-// sandboxJSON calls the sandbox's service as a user would and decodes its answer.
-func sandboxJSON(t *testing.T, method, url string, header map[string]string, body, out any) {
-	t.Helper()
-	var rd *bytes.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("%s %s: %d", method, url, resp.StatusCode)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		t.Fatal(err)
-	}
-}
 
 var outreachCases = []outreachCase{
 	{
@@ -272,4 +239,13 @@ func TestOutreachActions(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sandboxJSON calls the sandbox's service as a user would and decodes its
+// 200 answer.
+func sandboxJSON(t *testing.T, method, url string, header map[string]string, body, out any) {
+	t.Helper()
+	if code := sandboxDo(t, method, url, header, body, out); code != http.StatusOK {
+		t.Fatalf("%s %s: %d", method, url, code)
+	}
 }

@@ -36,8 +36,8 @@ func TestReadmeWorkflowExamples(t *testing.T) {
 	for _, m := range readmeBlockRE.FindAllStringSubmatch(string(readme), -1) {
 		blocks = append(blocks, m[1])
 	}
-	if len(blocks) != 4 {
-		t.Fatalf("found %d marked examples in the README, want 4 (one per trigger)", len(blocks))
+	if len(blocks) != 5 {
+		t.Fatalf("found %d marked examples in the README, want 5 (one per trigger, and a topic's leads reaching the CRM)", len(blocks))
 	}
 	ts := startServer(t, serverEnv(t, store.SQLite, map[string]string{"TRAWL_RATE_LIMIT_CUSTOM": "100000"}))
 	// curl fails on an error answer, and so does the script.
@@ -60,6 +60,8 @@ func TestReadmeWorkflowExamples(t *testing.T) {
 		`"step_id": "note"`,                  // engagement: the filter passed
 		`"for": "`,                           // scheduled: the occurrence in the payload
 		`"pagination":{"page":1,"page_size"`, // executions?limit=5
+		`"would_run":`,                       // CRM: the backfill's dry run
+		`"created":true`,                     // CRM: a lead became a HubSpot contact
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's examples printed no %s:\n%s", want, out)
@@ -119,7 +121,7 @@ func TestReadmeExamplesAreTheEndpoints(t *testing.T) {
 			}
 		}
 	}
-	if found != 4 {
-		t.Fatalf("found %d workflows in the README's examples, want 4", found)
+	if found != 5 {
+		t.Fatalf("found %d workflows in the README's examples, want 5", found)
 	}
 }

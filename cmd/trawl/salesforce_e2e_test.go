@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,33 +46,6 @@ func stepFailure(t *testing.T, x executionView, i int) (string, string) {
 		t.Fatalf("step %s: %s %+v %v, want failed", s.StepID, s.Status, s.Error, s.Output)
 	}
 	return s.Error.Code, s.Error.Message
-}
-
-// sandboxJSON calls the sandbox's service as a user would, decoding its JSON answer.
-func sandboxBearerJSON(t *testing.T, method, target, bearer string, body any, out any) int {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, target, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if out != nil {
-		_ = json.NewDecoder(resp.Body).Decode(out)
-	}
-	return resp.StatusCode
 }
 
 func countCalls(calls []sandboxCall, method, pathPrefix string) int {
@@ -183,11 +154,11 @@ func TestSalesforceActions(t *testing.T) {
 		_ = json.NewDecoder(resp.Body).Decode(&tok)
 		resp.Body.Close()
 		var rec map[string]any
-		if st := sandboxBearerJSON(t, http.MethodGet, sf+"/services/data/v60.0/sobjects/Lead/"+id, tok.AccessToken, nil, &rec); st != 200 ||
+		if st := sandboxDo(t, http.MethodGet, sf+"/services/data/v60.0/sobjects/Lead/"+id, bearer(tok.AccessToken), nil, &rec); st != 200 ||
 			rec["Title"] != "Countess" || rec["LinkedIn_URL__c"] != profile || rec["Industry"] != "Technology" || rec["Status"] != "Open - Not Contacted" {
 			t.Fatalf("lead %d %v", st, rec)
 		}
-		if st := sandboxBearerJSON(t, http.MethodGet, sf+"/services/data/v60.0/sobjects/Task/"+taskID, tok.AccessToken, nil, &rec); st != 200 ||
+		if st := sandboxDo(t, http.MethodGet, sf+"/services/data/v60.0/sobjects/Task/"+taskID, bearer(tok.AccessToken), nil, &rec); st != 200 ||
 			rec["WhoId"] != id || rec["Priority"] != "High" || rec["Status"] != "Not Started" {
 			t.Fatalf("task %d %v", st, rec)
 		}
@@ -254,3 +225,11 @@ func TestSalesforceActions(t *testing.T) {
 // a key rate limit their many runs and polls stay under.
 var crmTestEnv = map[string]string{"TRAWL_LOG_LEVEL": "debug", "TRAWL_RATE_LIMIT_STARTER": "10000",
 	"TRAWL_RATE_LIMIT_ENTERPRISE": "10000", "TRAWL_RATE_LIMIT_CUSTOM": "10000"}
+
+// bearer is the Authorization header of a token ("" none).
+func bearer(token string) map[string]string {
+	if token == "" {
+		return nil
+	}
+	return map[string]string{"Authorization": "Bearer " + token}
+}

@@ -14,7 +14,7 @@ import (
 
 // sheetsRun appends (upsert false) or updates-or-appends a row. Sheets has
 // no idempotency key: a row is found again by its key_column value, which
-// is what makes a retried step safe (docs/integrations-sheets-airtable.md).
+// is what makes a retried step safe (docs/integrations/sheets-airtable.md).
 func sheetsRun(upsert bool) Executor {
 	return func(ctx context.Context, call Call) (map[string]any, error) {
 		in := call.Inputs

@@ -1,6 +1,6 @@
 package action
 
-// The HubSpot actions (docs/integrations-hubspot.md): they act through
+// The HubSpot actions (docs/integrations/hubspot.md): they act through
 // the account's hubspot connection (a private app's token), on HubSpot's
 // CRM API v3 and associations API v4.
 const (

@@ -11,7 +11,7 @@ import (
 )
 
 // Airtable connects with a personal access token
-// (docs/integrations-sheets-airtable.md).
+// (docs/integrations/sheets-airtable.md).
 var Airtable = &Type{
 	Name:        "airtable",
 	DisplayName: "Airtable",

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Attio connects with a workspace's access token (docs/integrations-salesforce-attio.md).
+// Attio connects with a workspace's access token (docs/integrations/salesforce-attio.md).
 var Attio = &Type{
 	Name:        "attio",
 	DisplayName: "Attio",

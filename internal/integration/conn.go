@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trawlhq/trawl/internal/source"
 )
 
 // Conn is one account's connection to a service, ready to call it: the
@@ -210,14 +212,7 @@ func (c *Conn) sleep(ctx context.Context, d time.Duration) error {
 	if c.Sleep != nil {
 		return c.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return source.SleepContext(ctx, d)
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.

@@ -47,7 +47,7 @@ const (
 
 // GoogleSheets connects with a Google Cloud service account's JSON key;
 // each spreadsheet must be shared with the account's client_email
-// (docs/integrations-sheets-airtable.md).
+// (docs/integrations/sheets-airtable.md).
 var GoogleSheets = &Type{
 	Name:        "google_sheets",
 	DisplayName: "Google Sheets",

@@ -8,7 +8,7 @@ import (
 )
 
 // HeyReach connects with an API key, sent in the X-API-KEY header
-// (docs/integrations-outreach.md).
+// (docs/integrations/outreach.md).
 var HeyReach = &Type{
 	Name:        "heyreach",
 	DisplayName: "HeyReach",

@@ -8,7 +8,7 @@ import (
 )
 
 // Instantly connects with an API v2 key, sent as a bearer token
-// (docs/integrations-outreach.md).
+// (docs/integrations/outreach.md).
 var Instantly = &Type{
 	Name:        "instantly",
 	DisplayName: "Instantly",

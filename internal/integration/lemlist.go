@@ -10,7 +10,7 @@ import (
 )
 
 // Lemlist connects with an API key, sent as the password of HTTP Basic
-// auth with an empty user (docs/integrations-outreach.md).
+// auth with an empty user (docs/integrations/outreach.md).
 var Lemlist = &Type{
 	Name:        "lemlist",
 	DisplayName: "lemlist",

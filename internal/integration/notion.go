@@ -16,7 +16,7 @@ import (
 const NotionVersion = "2022-06-28"
 
 // Notion connects with an internal integration's secret
-// (docs/integrations-notion-linear-pipedrive.md).
+// (docs/integrations/notion-linear-pipedrive.md).
 var Notion = &Type{
 	Name:        "notion",
 	DisplayName: "Notion",

@@ -17,7 +17,7 @@ import (
 const SourceOAuth = "oauth"
 
 // SalesforceAPI is the REST API version Trawl speaks, under the instance
-// URL (docs/integrations-salesforce-attio.md).
+// URL (docs/integrations/salesforce-attio.md).
 const SalesforceAPI = "/services/data/v60.0"
 
 // salesforceTokenLife is how long an access token is used before it is
@@ -27,7 +27,7 @@ const SalesforceAPI = "/services/data/v60.0"
 const salesforceTokenLife = 105 * time.Minute
 
 // Salesforce connects with the OAuth tokens of a connected app
-// (docs/integrations-salesforce-attio.md): requests go to the org's
+// (docs/integrations/salesforce-attio.md): requests go to the org's
 // instance URL with the access token, renewed with the refresh token.
 var Salesforce = &Type{
 	Name:        "salesforce",

@@ -12,7 +12,7 @@ import (
 )
 
 // Slack connects with the bot token of a Slack app installed in the
-// workspace (docs/integrations-slack.md). Its Web API answers HTTP 200
+// workspace (docs/integrations/slack.md). Its Web API answers HTTP 200
 // with {"ok": false, "error": "<code>"} for most refusals: every call goes
 // through SlackCall, which turns that envelope into an *Error.
 var Slack = &Type{

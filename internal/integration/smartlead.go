@@ -8,7 +8,7 @@ import (
 )
 
 // Smartlead connects with an API key, sent as the api_key query parameter
-// (docs/integrations-outreach.md).
+// (docs/integrations/outreach.md).
 var Smartlead = &Type{
 	Name:        "smartlead",
 	DisplayName: "Smartlead",

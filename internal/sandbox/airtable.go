@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Airtable's Web API, the subset Trawl uses (docs/integrations-sheets-airtable.md):
+// Airtable's Web API, the subset Trawl uses (docs/integrations/sheets-airtable.md):
 //
 //	GET   /v0/meta/whoami                  the token's user
 //	GET   /v0/meta/bases                   bases the token may use

@@ -9,7 +9,7 @@ import (
 )
 
 // Attio's REST API v2, the subset Trawl's connections use
-// (docs/integrations-salesforce-attio.md):
+// (docs/integrations/salesforce-attio.md):
 //
 //	GET  /v2/self                                              the token's workspace
 //	GET  /v2/objects/{object}/attributes                       an object's attributes

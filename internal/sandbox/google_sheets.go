@@ -13,7 +13,7 @@ import (
 )
 
 // Google Sheets API v4 and Drive API v3, the subset Trawl uses
-// (docs/integrations-sheets-airtable.md), all under one base:
+// (docs/integrations/sheets-airtable.md), all under one base:
 //
 //	POST /token                                      OAuth 2.0 JWT bearer grant
 //	GET  /drive/v3/files                             spreadsheets shared with the account

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// HeyReach's public API, the subset Trawl uses (docs/integrations-outreach.md):
+// HeyReach's public API, the subset Trawl uses (docs/integrations/outreach.md):
 // GET /auth/CheckApiKey, POST /campaign/GetAll, POST /list/GetAll, POST
 // /list/AddLeadsToListV2, POST /campaign/AddLeadsToCampaignV2 and, to read
 // state, POST /list/GetLeadsFromList and POST /campaign/GetLeadsFromCampaign,

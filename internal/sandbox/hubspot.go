@@ -7,7 +7,7 @@ import (
 )
 
 // HubSpot's API, the subset Trawl's connections use
-// (docs/integrations-hubspot.md): GET /account-info/v3/details answers the
+// (docs/integrations/hubspot.md): GET /account-info/v3/details answers the
 // portal of any bearer token; a missing token, or one starting with
 // "invalid", gets HubSpot's 401. The CRM (objects, search, associations,
 // properties) is hubspot_crm.go's.

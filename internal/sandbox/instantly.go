@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Instantly's API v2, the subset Trawl uses (docs/integrations-outreach.md):
+// Instantly's API v2, the subset Trawl uses (docs/integrations/outreach.md):
 // GET /api/v2/campaigns (cursor paging), POST /api/v2/leads and POST
 // /api/v2/leads/list, authenticated by a bearer key. Each key is its own
 // workspace with three seeded campaigns (UUID ids). Faults: a key

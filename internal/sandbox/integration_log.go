@@ -14,8 +14,8 @@ const maxLoggedBody = 64 << 10
 // integrationLog logs every request to the service of a connection type at
 // debug level, as "sandbox integration request" with the service, method,
 // path, query and JSON body, which is the request log the end-to-end tests
-// read. Credentials never appear: headers are not logged, and query
-// parameters that carry keys are masked.
+// read. Credentials never appear: headers are not logged, and query or
+// form parameters that carry keys or tokens are masked.
 func (s *Sandbox) integrationLog(service string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
@@ -27,6 +27,12 @@ func (s *Sandbox) integrationLog(service string, next http.Handler) http.Handler
 			}
 			r.Body = io.NopCloser(bytes.NewReader(raw))
 			body = raw
+		}
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+			// Token requests: a refresh token, a client secret, a signed assertion.
+			if form, err := url.ParseQuery(string(body)); err == nil {
+				body = []byte(maskedQuery(form))
+			}
 		}
 		if len(body) > maxLoggedBody {
 			body = body[:maxLoggedBody]
@@ -41,7 +47,8 @@ func (s *Sandbox) integrationLog(service string, next http.Handler) http.Handler
 func maskedQuery(q url.Values) string {
 	for k := range q {
 		switch strings.ToLower(k) {
-		case "api_key", "apikey", "api_token", "token", "access_token", "key":
+		case "api_key", "apikey", "api_token", "token", "access_token", "key",
+			"refresh_token", "client_secret", "assertion", "password", "code":
 			q[k] = []string{"***"}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// lemlist's API, the subset Trawl uses (docs/integrations-outreach.md):
+// lemlist's API, the subset Trawl uses (docs/integrations/outreach.md):
 // GET /team, GET /campaigns (offset/limit), POST
 // /campaigns/{campaignId}/leads/{email}?deduplicate=true and GET
 // /leads/{email}, authenticated by HTTP Basic with an empty user and the

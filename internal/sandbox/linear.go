@@ -11,7 +11,7 @@ import (
 )
 
 // Linear's GraphQL API, the operations Trawl sends and nothing more
-// (docs/integrations-notion-linear-pipedrive.md): POST /graphql with
+// (docs/integrations/notion-linear-pipedrive.md): POST /graphql with
 // {operationName, query, variables}; the operation is found by its name
 // (Viewer, Teams, Users, TeamMembers, TeamStates, IssueCreate, Issue),
 // never by parsing the query, and the answer holds every field of the

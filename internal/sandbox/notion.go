@@ -12,7 +12,7 @@ import (
 )
 
 // Notion's API, the subset Trawl's connections use
-// (docs/integrations-notion-linear-pipedrive.md): GET /v1/users/me,
+// (docs/integrations/notion-linear-pipedrive.md): GET /v1/users/me,
 // POST /v1/search (databases), GET /v1/databases/{id}, POST
 // /v1/databases/{id}/query (one equals filter), POST /v1/pages, PATCH and
 // GET /v1/pages/{id}. Each bearer token is its own workspace holding two

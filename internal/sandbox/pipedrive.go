@@ -11,7 +11,7 @@ import (
 )
 
 // Pipedrive's API v1, the subset Trawl's connections use
-// (docs/integrations-notion-linear-pipedrive.md): users/me, persons
+// (docs/integrations/notion-linear-pipedrive.md): users/me, persons
 // (search, get, create, update), organizations (search, create), leads
 // (search, create), notes (list, create), personFields and
 // organizationFields. Every answer is Pipedrive's envelope {success, data,

@@ -10,7 +10,7 @@ import (
 
 // Salesforce's REST API (v60.0; any vNN.N path is answered alike) and its
 // OAuth token endpoint, the subset Trawl's connections use
-// (docs/integrations-salesforce-attio.md):
+// (docs/integrations/salesforce-attio.md):
 //
 //	POST  /services/oauth2/token                       refresh token flow (form)
 //	GET   /services/data/vNN.N/sobjects                 Describe Global

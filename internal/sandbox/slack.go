@@ -13,7 +13,7 @@ import (
 )
 
 // Slack's Web API, the subset Trawl's connection uses
-// (docs/integrations-slack.md): POST|GET /auth.test, /conversations.list,
+// (docs/integrations/slack.md): POST|GET /auth.test, /conversations.list,
 // /users.list, /chat.postMessage and /conversations.history. As Slack
 // does, it answers HTTP 200 with {"ok": false, "error": code} for
 // refusals, and 429 with Retry-After when rate limited. A token (after

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Smartlead's API v1, the subset Trawl uses (docs/integrations-outreach.md):
+// Smartlead's API v1, the subset Trawl uses (docs/integrations/outreach.md):
 // GET /campaigns, POST /campaigns/{id}/leads and GET /campaigns/{id}/leads,
 // authenticated by the api_key query parameter. Each key is its own
 // account with three seeded campaigns. Faults: a key starting "invalid" →
