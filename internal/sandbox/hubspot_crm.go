@@ -40,7 +40,10 @@ type hubSpotPortal struct {
 	id      int64
 	nextID  int64
 	objects map[string]*hubSpotObject // by id (ids are unique across types)
-	count   int
+	// unique finds an object by a unique value (a contact's email, a
+	// company's domain) without a scan: hubSpotUniqueKey → object.
+	unique map[string]*hubSpotObject
+	count  int
 	flaky   map[string]bool // flaky- keys already failed once
 }
 
@@ -70,7 +73,7 @@ func (c *hubSpotCRM) portal(token string) *hubSpotPortal {
 	pid := hubSpotPortalID(token)
 	// Ids are numeric strings, distinct per portal and growing like HubSpot's.
 	p := &hubSpotPortal{id: pid, nextID: 10_000 + int64(hashString(3, token)%90_000)*1000,
-		objects: map[string]*hubSpotObject{}, flaky: map[string]bool{}}
+		objects: map[string]*hubSpotObject{}, unique: map[string]*hubSpotObject{}, flaky: map[string]bool{}}
 	c.portals[token] = p
 	c.order = append(c.order, token)
 	return p
@@ -307,6 +310,9 @@ func (c *hubSpotCRM) normalize(typ string, props map[string]string) {
 // find returns the portal's object of typ whose property equals value
 // (case-insensitive, as HubSpot's unique values compare).
 func (p *hubSpotPortal) find(typ, property, value string) *hubSpotObject {
+	if hubSpotUnique(property) {
+		return p.unique[hubSpotUniqueKey(typ, property, value)]
+	}
 	for _, o := range p.objects {
 		if o.Type == typ && strings.EqualFold(o.Props[property], value) {
 			return o
@@ -337,15 +343,39 @@ func (c *hubSpotCRM) create(p *hubSpotPortal, typ string, props map[string]strin
 	}
 	o.Props[created], o.Props[modified] = hubSpotTime(now), hubSpotTime(now)
 	p.objects[o.ID] = o
+	p.index(o, nil)
 	p.count++
 	return o
 }
 
+// hubSpotUnique says whether a property's values are unique per object
+// type, as HubSpot keeps a contact's email and a company's domain.
+func hubSpotUnique(property string) bool { return property == "email" || property == "domain" }
+
+func hubSpotUniqueKey(typ, property, value string) string {
+	return typ + "\x00" + property + "\x00" + strings.ToLower(value)
+}
+
+// index keeps p.unique up to date for o, whose unique values were old
+// (nil when o is new).
+func (p *hubSpotPortal) index(o *hubSpotObject, old map[string]string) {
+	for _, prop := range []string{"email", "domain"} {
+		if v := old[prop]; v != "" && p.unique[hubSpotUniqueKey(o.Type, prop, v)] == o {
+			delete(p.unique, hubSpotUniqueKey(o.Type, prop, v))
+		}
+		if v := o.Props[prop]; v != "" {
+			p.unique[hubSpotUniqueKey(o.Type, prop, v)] = o
+		}
+	}
+}
+
 // update writes props to o.
-func (c *hubSpotCRM) update(o *hubSpotObject, props map[string]string) {
+func (c *hubSpotCRM) update(p *hubSpotPortal, o *hubSpotObject, props map[string]string) {
+	old := map[string]string{"email": o.Props["email"], "domain": o.Props["domain"]}
 	for k, v := range props {
 		o.Props[k] = v
 	}
+	p.index(o, old)
 	o.Updated = c.now()
 	modified := "hs_lastmodifieddate"
 	if o.Type == "contacts" {

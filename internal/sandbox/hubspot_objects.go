@@ -281,7 +281,7 @@ func (c *hubSpotCRM) handleUpdate(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		c.update(o, in.Properties)
+		c.update(p, o, in.Properties)
 		writeJSON(w, http.StatusOK, o.record(nil, in.Properties))
 	})
 }
@@ -370,7 +370,7 @@ func (c *hubSpotCRM) handleUpsert(w http.ResponseWriter, r *http.Request) {
 			if o == nil {
 				o, isNew = c.create(p, typ, props), true
 			} else {
-				c.update(o, props)
+				c.update(p, o, props)
 			}
 			rec := o.record(nil, props)
 			rec.New = &isNew
