@@ -44,7 +44,7 @@ type hubSpotPortal struct {
 	// company's domain) without a scan: hubSpotUniqueKey → object.
 	unique map[string]*hubSpotObject
 	count  int
-	flaky   map[string]bool // flaky- keys already failed once
+	flaky  map[string]bool // flaky- keys already failed once
 }
 
 // hubSpotCRM holds the portals.
