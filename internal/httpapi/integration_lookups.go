@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -31,8 +32,8 @@ type lookupInput interface {
 func lookup[I any, P interface {
 	*I
 	lookupInput
-}](s *Server, fixedType, name string) func(context.Context, *I) (*Reply[any], error) {
-	return func(ctx context.Context, in *I) (*Reply[any], error) {
+}](s *Server, fixedType, name string) func(context.Context, *I) (*Reply[json.RawMessage], error) {
+	return func(ctx context.Context, in *I) (*Reply[json.RawMessage], error) {
 		p := P(in)
 		typ := fixedType
 		if typ == "" {
@@ -60,7 +61,13 @@ func lookup[I any, P interface {
 		if err != nil {
 			return nil, s.lookupFailure(ctx, err)
 		}
-		return reply(t.DisplayName+" "+name, out), nil
+		// The services' shapes differ by lookup: the answer is JSON as
+		// the lookup made it (the hosted API leaves them untyped too).
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return nil, s.fail(ctx, fmt.Errorf("lookup %s %s: %w", t.Name, name, err))
+		}
+		return reply(t.DisplayName+" "+name, json.RawMessage(raw)), nil
 	}
 }
 
