@@ -260,17 +260,16 @@ type inputField struct {
 	Default  any    `json:"default"`
 }
 
-// mockOutput is the least value a JSON Schema of the catalogue accepts:
-// an object with its required members, "x" for a string, 1 for a number.
+// mockOutput is a value a JSON Schema of the catalogue accepts: an object
+// with every member it declares, "x" for a string, 1 for a number.
 func mockOutput(schema map[string]any) any {
 	switch schema["type"] {
 	case "object":
 		out := map[string]any{}
 		props, _ := schema["properties"].(map[string]any)
-		required, _ := schema["required"].([]any)
-		for _, name := range required {
-			prop, _ := props[name.(string)].(map[string]any)
-			out[name.(string)] = mockOutput(prop)
+		for name, prop := range props {
+			p, _ := prop.(map[string]any)
+			out[name] = mockOutput(p)
 		}
 		return out
 	case "string":
