@@ -21,6 +21,7 @@ import (
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
+	"github.com/trawlhq/trawl/internal/workflow"
 )
 
 // fixture is a console over a real store with an injected clock.
@@ -436,6 +437,43 @@ func FuzzTokens(f *testing.F) {
 		}
 		if id := sessionID(got); len(id) != 64 {
 			t.Fatalf("sessionID length %d", len(id))
+		}
+	})
+}
+
+func TestConsoleOverviewFailedExecutions(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		f := newFixture(t, engine)
+		other := auth.Account{Name: "other", Plan: auth.PlanStarter}
+		if err := f.st.CreateAccount(t.Context(), &other); err != nil {
+			t.Fatal(err)
+		}
+		fail := func(accountID, msg string, n int) {
+			w := workflow.Workflow{AccountID: accountID, Name: "w", Status: workflow.StatusPublished, Enabled: true,
+				Definition: workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerWebhook}}}
+			if err := f.st.CreateWorkflow(t.Context(), &w, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				x := workflow.Execution{WorkflowID: w.ID, AccountID: accountID, Version: 1, Definition: w.Definition,
+					EventName: workflow.TriggerWebhook, Trigger: map[string]any{}}
+				if _, err := f.st.CreateExecution(t.Context(), &x, nil, time.Minute, true); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.st.FinishExecution(t.Context(), x, nil, workflow.ExecutionFailed, msg+" "+strconv.Itoa(i)); err != nil {
+					t.Fatal(err)
+				}
+				f.clk.Advance(time.Second)
+			}
+		}
+		fail(f.acct.ID, "mine <failed>", 12)
+		fail(other.ID, "theirs", 1)
+		b := f.browser(t)
+		b.signIn(f.key)
+		_, page := b.do("GET", "/", nil)
+		if n := strings.Count(page, "mine &lt;failed&gt;"); n != 10 || strings.Contains(page, "theirs") ||
+			!strings.Contains(page, "mine &lt;failed&gt; 11") || strings.Contains(page, "mine &lt;failed&gt; 1<") || strings.Contains(page, `id="no-failures"`) {
+			t.Fatalf("overview lists %d of the account's failures\n%s", n, page)
 		}
 	})
 }
