@@ -477,3 +477,27 @@ func TestConsoleOverviewFailedExecutions(t *testing.T) {
 		}
 	})
 }
+
+// FuzzSignInForm posts arbitrary bodies and cookies to /signin: the form
+// and cookie parsing never panics, never errs on the server's side, and
+// never opens a session without the key.
+func FuzzSignInForm(f *testing.F) {
+	tok := newToken()
+	f.Add("csrf="+tok+"&key=trawl_x", tok)
+	f.Add("csrf="+tok+"&csrf=other&key=", tok)
+	f.Add("%zz=&&&key=%00", "")
+	f.Add(strings.Repeat("a", 10000), tok)
+	f.Add("csrf=&key=trawl_x", "")
+	f.Add("csrf="+tok+"&key=+", tok+"; x=\"")
+	h := New(Deps{Store: storetest.Open(f, store.SQLite, nil)})
+	f.Fuzz(func(t *testing.T, body, cookie string) {
+		req := httptest.NewRequest("POST", "/signin", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Cookie", signinCookie+"="+cookie+"; "+sessionCookie+"="+cookie)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusForbidden && rec.Code != http.StatusUnauthorized {
+			t.Fatalf("POST /signin %q with cookie %q = %d", body, cookie, rec.Code)
+		}
+	})
+}
