@@ -394,6 +394,9 @@ func TestConsolePermissions(t *testing.T) {
 			t.Fatalf("sign-in = %d", resp.StatusCode)
 		}
 		resp, page := b.do("GET", "/", nil)
+		if !strings.Contains(page, "<li><code>topics:read</code></li>") || strings.Contains(page, "<code>searches:read</code>") {
+			t.Errorf("overview does not list the key's one permission:\n%s", page)
+		}
 		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "This key lacks the permission searches:read.") {
 			t.Fatalf("overview with topics:read = %d\n%s", resp.StatusCode, page)
 		}
