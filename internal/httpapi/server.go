@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -56,6 +57,9 @@ type Deps struct {
 	// Mapping answers social mapping and creator queries: the process's
 	// one engine, which app loads and warms. Nil: a new one over Store.
 	Mapping *mapping.Engine
+	// Console serves every path that is not the API's (the web console);
+	// nil: those paths are the API's JSON 404.
+	Console http.Handler
 }
 
 // Server is the API as an http.Handler.
@@ -137,11 +141,43 @@ func New(d Deps) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
-	s.handler = observe(s.log, s.metrics, s.now, s.cfg.WriteTimeout, s.hostedResponses(jsonBodies(mux)))
+	var h http.Handler = jsonBodies(mux)
+	if d.Console != nil {
+		h = consoleOr(mux, d.Console, h)
+	}
+	s.handler = observe(s.log, s.metrics, s.now, s.cfg.WriteTimeout, s.hostedResponses(h))
 	return s
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// consoleOr sends to the console every request that no API route takes
+// (the catch-all "/" would answer it) outside the API's paths (apiPath):
+// those stay the API's JSON 404, and the console's forms are not read as
+// JSON.
+func consoleOr(mux *http.ServeMux, console, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "/" && !apiPath(r.URL.Path) {
+			console.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// apiPrefixes are the paths the API keeps whatever the method: an unknown
+// one, or a known one with another method, is the API's JSON 404.
+var apiPrefixes = []string{"/v1", "/healthz", "/readyz", "/metrics", "/openapi", "/schemas", docsPath}
+
+// apiPath reports whether p is one of the API's paths or under one.
+func apiPath(p string) bool {
+	for _, pre := range apiPrefixes {
+		if p == pre || strings.HasPrefix(p, pre+"/") || strings.HasPrefix(p, pre+".") || strings.HasPrefix(p, pre+"-") {
+			return true
+		}
+	}
+	return strings.HasPrefix(p, hooksPath)
+}
 
 // OpenAPI is the API's OpenAPI 3.1 document.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
