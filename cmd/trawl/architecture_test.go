@@ -21,7 +21,7 @@ var layers = [][]string{
 	{"internal/workflow", "internal/search", "internal/topic", "internal/mapping", "internal/source/apify"},
 	{"internal/store", "internal/workflow/engine", "internal/sandbox"},
 	{"internal/jobs", "internal/store/storetest", "internal/delivery", "internal/source/pronet/providertest"},
-	{"internal/httpapi"},
+	{"internal/httpapi", "internal/console"},
 	{"internal/app"},
 	{"cmd/trawl", "client"},
 	{"bench/seed", "bench/internal/benchkit"},

@@ -15,12 +15,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/config"
+	"github.com/trawlhq/trawl/internal/console"
 	"github.com/trawlhq/trawl/internal/delivery"
 	"github.com/trawlhq/trawl/internal/httpapi"
 	"github.com/trawlhq/trawl/internal/jobs"
@@ -65,7 +67,8 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		return err
 	}
 	defer st.Close()
-	if err := bootstrap(ctx, st, cfg, opts); err != nil {
+	bootstrapped, err := bootstrap(ctx, st, cfg, opts)
+	if err != nil {
 		return err
 	}
 	// Before anything claims work: on SQLite the worker takes the database
@@ -178,9 +181,14 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 		// are loaded and warmed below, and the API answers from them.
 		mapper := mapping.NewEngine(st.MappingPool())
 		mapper.SetKeywordMatchBudget(cfg.MappingCacheBytes)
+		publicURL := cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())
+		// The web console serves every path the API does not, and exports
+		// CSV through the API as the session's key.
+		web := console.New(console.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now})
 		api := httpapi.New(httpapi.Deps{Config: cfg, Store: st, Log: log, Now: opts.Now,
 			Microblog: sources.Microblog, Pronet: sources.Pronet, PronetReadiness: pronetReady, Enrich: sources.Enrich, Collector: collector,
-			Secrets: box, Connector: connector, Engine: engine, Mapping: mapper, PublicURL: cmp.Or(cfg.PublicURL, "http://"+ln.Addr().String())})
+			Secrets: box, Connector: connector, Engine: engine, Mapping: mapper, PublicURL: publicURL, Console: web})
+		web.API, web.AsPrincipal = api, httpapi.WithPrincipal
 		srv = newHTTPServer(cfg, api, log)
 		go func() { serveErr <- srv.Serve(ln) }()
 		go func() {
@@ -204,6 +212,9 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			}
 		}()
 		fmt.Fprintf(opts.Stdout, "Trawl is listening on http://%s (role %s, database %s)\n", ln.Addr(), cfg.Role, st.Dialect())
+		if bootstrapped {
+			fmt.Fprintf(opts.Stdout, "Sign in to the web console at %s/ with that key.\n", strings.TrimSuffix(publicURL, "/"))
+		}
 		log.Info("listening", "addr", ln.Addr().String(), "role", cfg.Role, "database", string(st.Dialect()))
 	}
 
@@ -303,22 +314,22 @@ func secureFiles(cfg *config.Config, log *slog.Logger) {
 
 // bootstrap creates the default account and its key on an empty database,
 // prints the key once and leaves it in <data dir>/bootstrap-key.
-func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Options) error {
+func bootstrap(ctx context.Context, st *store.Store, cfg *config.Config, opts Options) (bool, error) {
 	acct := auth.Account{Name: "default", Plan: auth.PlanCustom}
 	secret, created, err := st.Bootstrap(ctx, &acct)
 	if err != nil || !created {
-		return err
+		return false, err
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return fmt.Errorf("bootstrap: create data dir (TRAWL_DATA_DIR): %w", err)
+		return false, fmt.Errorf("bootstrap: create data dir (TRAWL_DATA_DIR): %w", err)
 	}
 	path := filepath.Join(cfg.DataDir, bootstrapKeyFile)
 	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
-		return fmt.Errorf("bootstrap: write %s: %w", path, err)
+		return false, fmt.Errorf("bootstrap: write %s: %w", path, err)
 	}
 	fmt.Fprintf(opts.Stdout, "Created account %q (plan CUSTOM) and its API key. It is shown only this once:\n\n    %s\n\nIt is also in %s.\n\n", acct.Name, secret, path)
 	opts.Log.Info("bootstrap account created", "account_id", acct.ID, "key_file", path)
-	return nil
+	return true, nil
 }
 
 // rateWindowPruner drops rate-limit windows nobody will read again.

@@ -68,6 +68,7 @@ type Config struct {
 	SecretKey string `name:"secret-key" help:"Key that encrypts account secrets: 32 bytes as base64 or hex; unset, one is generated into <data dir>/secret-key. Set it when several processes share a database (TRAWL_SECRET_KEY)."`
 
 	ExecutionRetention   time.Duration `name:"execution-retention" default:"720h" help:"How long workflow executions stay readable before they are pruned (TRAWL_EXECUTION_RETENTION)."`
+	ConsoleSessionTTL    time.Duration `name:"console-session-ttl" default:"12h" help:"How long a web console sign-in lasts before the key must be entered again (TRAWL_CONSOLE_SESSION_TTL)."`
 	AllowPrivateNetworks string        `name:"allow-private-networks" help:"Comma-separated CIDRs that workflow HTTP, Slack, SMTP and LLM calls may reach although private or loopback (TRAWL_ALLOW_PRIVATE_NETWORKS)."`
 
 	MappingMaxCandidates int `name:"mapping-max-candidates" default:"1000000" help:"Most qualifying engagements (creators: authors) a social mapping query may weigh, once its filters are applied, before it is refused as too broad (TRAWL_MAPPING_MAX_CANDIDATES)."`
@@ -205,6 +206,9 @@ func (c *Config) Check() error {
 	}
 	if c.ExecutionRetention < time.Hour {
 		bad("execution-retention", "must be at least 1h, got %s", c.ExecutionRetention)
+	}
+	if c.ConsoleSessionTTL < time.Minute || c.ConsoleSessionTTL > 30*24*time.Hour {
+		bad("console-session-ttl", "must be between 1m and 720h, got %s", c.ConsoleSessionTTL)
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "must be positive, got %s", c.ShutdownTimeout)

@@ -131,6 +131,16 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		next(ctx)
 		return
 	}
+	// A request the web console makes on behalf of its session carries the
+	// principal the console authenticated (WithPrincipal): it is checked
+	// below like any other, from the permission on.
+	p, signedIn := ctx.Context().Value(principalKey{}).(auth.Principal)
+	if signedIn {
+		ri := infoFrom(ctx.Context())
+		ri.keyPrefix, ri.accountID = p.Key.Prefix, p.Account.ID
+		s.authorize(ctx, p, next)
+		return
+	}
 	secret := ctx.Header("x-api-key")
 	if secret == "" {
 		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeAuthRequired, "An API key is required.",
@@ -158,7 +168,20 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	}
 	ri := infoFrom(ctx.Context())
 	ri.keyPrefix, ri.accountID = p.Key.Prefix, p.Account.ID
+	s.authorize(ctx, p, next)
+}
 
+// WithPrincipal is ctx carrying a principal authenticated outside the API
+// (the web console's session): a request with it skips the x-api-key
+// lookup and meets the route's permission, plan and rate limit as the key.
+func WithPrincipal(ctx context.Context, p auth.Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// authorize is authenticate after the key is known: the rate limit, the
+// route's permission and plan, then the route.
+func (s *Server) authorize(ctx huma.Context, p auth.Principal, next func(huma.Context)) {
+	meta := ctx.Operation().Metadata
 	if !s.allowRequest(ctx, p) {
 		return
 	}

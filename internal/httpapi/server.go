@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -56,6 +57,9 @@ type Deps struct {
 	// Mapping answers social mapping and creator queries: the process's
 	// one engine, which app loads and warms. Nil: a new one over Store.
 	Mapping *mapping.Engine
+	// Console serves every path that is not the API's (the web console);
+	// nil: those paths are the API's JSON 404.
+	Console http.Handler
 }
 
 // Server is the API as an http.Handler.
@@ -137,11 +141,33 @@ func New(d Deps) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, NewAPIError(http.StatusNotFound, CodeNotFound, "No endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
-	s.handler = observe(s.log, s.metrics, s.now, s.cfg.WriteTimeout, s.hostedResponses(jsonBodies(mux)))
+	var h http.Handler = jsonBodies(mux)
+	if d.Console != nil {
+		h = consoleOr(mux, d.Console, h)
+	}
+	s.handler = observe(s.log, s.metrics, s.now, s.cfg.WriteTimeout, s.hostedResponses(h))
 	return s
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// consoleOr sends to the console every request that no API route takes
+// (the catch-all "/" would answer it) outside /v1: unknown /v1 paths stay
+// the API's JSON 404, and the console's forms are not read as JSON.
+func consoleOr(mux *http.ServeMux, console, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if p == "/v1" || strings.HasPrefix(p, "/v1/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		if _, pattern := mux.Handler(r); pattern == "/" {
+			console.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
 
 // OpenAPI is the API's OpenAPI 3.1 document.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
