@@ -60,7 +60,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		wrongKeyMessage := mustDo(t, client.New(ts.URL, wrongKey), http.MethodGet, "/v1/credits/balance", nil, 401).Err().Message
 
 		// Not signed in: / sends the browser to the sign-in page.
-		b.do("open /", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("key")))
+		b.open("/", "#key")
 		b.wantPath("/signin")
 		b.wantCount(`form[method="post" i][action="/signin"]`, 1)
 		b.wantCount(`label[for="key"]`, 1)
@@ -184,7 +184,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		if c := b.sessionCookie(); c != nil && c.Value == session.Value {
 			t.Error("the browser still holds the session cookie after sign-out")
 		}
-		b.do("open / after sign-out", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("key")))
+		b.open("/", "#key")
 		b.wantPath("/signin")
 		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/", nil)
 		req.AddCookie(&http.Cookie{Name: "trawl_session", Value: session.Value})
@@ -223,6 +223,25 @@ func (b *browserRun) navigateBy(what string, trigger chromedp.Action[chromedp.Vo
 	b.t.Helper()
 	if _, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, trigger)); err != nil {
 		b.t.Fatalf("%s: %v", what, err)
+	}
+	b.landedOn(what, want)
+}
+
+// open loads the server's path and checks that the page has want.
+func (b *browserRun) open(path, want string) {
+	b.t.Helper()
+	b.do("open "+path, chromedp.Navigate(b.base+path))
+	b.landedOn("open "+path, want)
+}
+
+// landedOn checks that the page just loaded (server-rendered: complete at its
+// load event) has want, and waits until it is visible; a page without it
+// fails at once, with where the browser is and what it shows.
+func (b *browserRun) landedOn(what, want string) {
+	b.t.Helper()
+	if b.count(want) == 0 {
+		b.t.Fatalf("%s: the page at %s has no %s; it shows:\n%s", what, b.path(), want,
+			prefix(b.eval(`document.body ? document.body.innerText : ''`), 600))
 	}
 	b.do(what+": wait for "+want, chromedp.WaitVisible(chromedp.CSS(want)))
 }
