@@ -40,7 +40,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		// A saved search with results, made through the API, so the pages have
 		// something to show; and what the API says, for the pages to match.
 		c := ts.Client
-		s := createSearch(t, c, map[string]any{"name": "CRM watch", "keywords": []string{"CRM", "RevOps"}, "max_results": 30, "frequency": "daily"})
+		s := createSearch(t, c, map[string]any{"name": "CRM watch", "keywords": []string{"CRM", "RevOps"}, "max_results": 80, "frequency": "daily"})
 		var run struct {
 			NewResults   int   `json:"new_results"`
 			TotalResults int64 `json:"total_results"`
@@ -167,13 +167,18 @@ func TestConsoleInBrowser(t *testing.T) {
 				got.Status, got.ContentType, len(records), err, firstRecord(records), run.TotalResults+1, want[0])
 		}
 
-		// The next page, when there is one.
-		if b.count(`a[rel="next"]`) > 0 {
+		// The next page (80 results: more than a page).
+		if b.count(`a[rel="next"]`) == 0 {
+			t.Logf("%d results fit one page: paging not exercised", run.TotalResults)
+		} else {
 			b.navigateBy("next page", chromedp.Click(chromedp.CSS(`a[rel="next"]`)), "#results")
 			var next []string
 			b.evalInto(`[...document.querySelectorAll('#results tr')].filter(tr => tr.querySelector('td')).map(tr => tr.innerText)`, &next)
 			if len(next) == 0 || next[0] == resultRows[0] {
 				t.Errorf("the next page of #results: %d rows, first %q (page 1's first: %q)", len(next), firstOf(next), resultRows[0])
+			}
+			if seen := int64(len(resultRows) + len(next)); seen < run.TotalResults && b.count(`a[rel="next"]`) == 0 || seen == run.TotalResults && b.count(`a[rel="next"]`) > 0 || seen > run.TotalResults {
+				t.Errorf("two pages of #results: %d and %d rows of %d, a[rel=next] on the second: %d", len(resultRows), len(next), run.TotalResults, b.count(`a[rel="next"]`))
 			}
 			b.checkSignedIn("search results, next page")
 		}
