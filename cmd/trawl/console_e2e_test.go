@@ -176,6 +176,9 @@ func TestConsoleEndToEnd(t *testing.T) {
 		if resp, _ := b.do("GET", "/healthz", nil); resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 			t.Errorf("/healthz = %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
+		if resp, _ := b.do("DELETE", "/healthz", nil); resp.StatusCode != http.StatusNotFound || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("DELETE /healthz = %d %q, want the API's JSON 404", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
 		if resp, page := b.do("GET", "/nowhere", nil); resp.StatusCode != http.StatusNotFound || !strings.Contains(page, "<!doctype html>") {
 			t.Errorf("/nowhere = %d", resp.StatusCode)
 		}

@@ -132,7 +132,7 @@ func Serve(ctx context.Context, cfg *config.Config, opts Options) error {
 			topic.AddWorkers(w, topics, enqueue)
 			river.AddWorker(w, &wfengine.Worker{Engine: engine})
 		},
-		Scanners: []jobs.Scanner{rateWindowPruner{st}, scheduler, topicScheduler,
+		Scanners: []jobs.Scanner{rateWindowPruner{st}, consoleSessionPruner{st}, scheduler, topicScheduler,
 			&wfengine.Scheduler{Repo: st, Lease: cfg.SearchRunLease, Retention: cfg.ExecutionRetention, Enqueue: enqueue},
 			mappingMaintainer{st: st, sharedBudget: cfg.MappingCacheBytes}, deliverer},
 	})
@@ -339,6 +339,17 @@ func (rateWindowPruner) Name() string { return "rate-window-pruner" }
 
 func (p rateWindowPruner) ScanDue(ctx context.Context, now time.Time) error {
 	_, err := p.st.PruneRateWindows(ctx, now.Add(-5*time.Minute))
+	return err
+}
+
+// consoleSessionPruner deletes the web console's expired sessions (they
+// are refused from their expiry on; this only keeps the table small).
+type consoleSessionPruner struct{ st *store.Store }
+
+func (consoleSessionPruner) Name() string { return "console-session-pruner" }
+
+func (p consoleSessionPruner) ScanDue(ctx context.Context, now time.Time) error {
+	_, err := p.st.PruneConsoleSessions(ctx, now)
 	return err
 }
 

@@ -152,21 +152,31 @@ func New(d Deps) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // consoleOr sends to the console every request that no API route takes
-// (the catch-all "/" would answer it) outside /v1: unknown /v1 paths stay
-// the API's JSON 404, and the console's forms are not read as JSON.
+// (the catch-all "/" would answer it) outside the API's paths (apiPath):
+// those stay the API's JSON 404, and the console's forms are not read as
+// JSON.
 func consoleOr(mux *http.ServeMux, console, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if p == "/v1" || strings.HasPrefix(p, "/v1/") {
-			api.ServeHTTP(w, r)
-			return
-		}
-		if _, pattern := mux.Handler(r); pattern == "/" {
+		if _, pattern := mux.Handler(r); pattern == "/" && !apiPath(r.URL.Path) {
 			console.ServeHTTP(w, r)
 			return
 		}
 		api.ServeHTTP(w, r)
 	})
+}
+
+// apiPrefixes are the paths the API keeps whatever the method: an unknown
+// one, or a known one with another method, is the API's JSON 404.
+var apiPrefixes = []string{"/v1", "/healthz", "/readyz", "/metrics", "/openapi", "/schemas", docsPath}
+
+// apiPath reports whether p is one of the API's paths or under one.
+func apiPath(p string) bool {
+	for _, pre := range apiPrefixes {
+		if p == pre || strings.HasPrefix(p, pre+"/") || strings.HasPrefix(p, pre+".") || strings.HasPrefix(p, pre+"-") {
+			return true
+		}
+	}
+	return strings.HasPrefix(p, hooksPath)
 }
 
 // OpenAPI is the API's OpenAPI 3.1 document.
