@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -203,6 +204,21 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("GET / with the signed-out session's cookie = %d Location %q, want 303 /signin", resp.StatusCode, resp.Header.Get("Location"))
 		}
 		b.tab.checkClean(t, "after sign-out")
+
+		// Without JavaScript the console still works: pages are server-rendered
+		// forms and links (issue 39: readable without JavaScript).
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Call(tb.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
+		b.open("/", "#key")
+		b.navigateBy("sign in without JavaScript", chromedp.SendKeys(chromedp.ID("key"), ts.Key+kb.Enter), "#credits-left")
+		b.wantPath("/")
+		b.navigateBy("Searches without JavaScript", chromedp.Click(chromedp.CSS(`nav[aria-label="Main"] a[href="/searches"]`)), "#searches")
+		b.navigateBy("the search without JavaScript", chromedp.Click(chromedp.CSS(`#searches td.name a[href="/searches/`+s.ID+`"]`)), "#results")
+		b.navigateBy("sign out without JavaScript", chromedp.Click(chromedp.ID("signout")), "#key")
+		b.wantPath("/signin")
+		b.tab.checkClean(t, "without JavaScript")
 	})
 }
 
