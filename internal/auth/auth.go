@@ -137,6 +137,17 @@ type Key struct {
 // Expired reports whether the key has expired at now.
 func (k Key) Expired(now time.Time) bool { return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) }
 
+// What the API (and the web console's sign-in) says of a key it refuses.
+const (
+	MessageKeyRequired = "An API key is required."
+	MessageKeyUnknown  = "The API key is unknown or revoked."
+)
+
+// MessageKeyExpired is what the API says of a key that expired at at.
+func MessageKeyExpired(at time.Time) string {
+	return "The API key expired at " + at.UTC().Format("2006-01-02T15:04:05.000Z") + "."
+}
+
 // Status is what a listing shows of a key: revoked, expired or active.
 func (k Key) Status(now time.Time) string {
 	switch {

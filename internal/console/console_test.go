@@ -21,6 +21,7 @@ import (
 	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
 	"github.com/trawlhq/trawl/internal/store/storetest"
+	"github.com/trawlhq/trawl/internal/workflow"
 )
 
 // fixture is a console over a real store with an injected clock.
@@ -393,6 +394,9 @@ func TestConsolePermissions(t *testing.T) {
 			t.Fatalf("sign-in = %d", resp.StatusCode)
 		}
 		resp, page := b.do("GET", "/", nil)
+		if !strings.Contains(page, "<li><code>topics:read</code></li>") || strings.Contains(page, "<code>searches:read</code>") {
+			t.Errorf("overview does not list the key's one permission:\n%s", page)
+		}
 		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "This key lacks the permission searches:read.") {
 			t.Fatalf("overview with topics:read = %d\n%s", resp.StatusCode, page)
 		}
@@ -436,6 +440,67 @@ func FuzzTokens(f *testing.F) {
 		}
 		if id := sessionID(got); len(id) != 64 {
 			t.Fatalf("sessionID length %d", len(id))
+		}
+	})
+}
+
+func TestConsoleOverviewFailedExecutions(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		f := newFixture(t, engine)
+		other := auth.Account{Name: "other", Plan: auth.PlanStarter}
+		if err := f.st.CreateAccount(t.Context(), &other); err != nil {
+			t.Fatal(err)
+		}
+		fail := func(accountID, msg string, n int) {
+			w := workflow.Workflow{AccountID: accountID, Name: "w", Status: workflow.StatusPublished, Enabled: true,
+				Definition: workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerWebhook}}}
+			if err := f.st.CreateWorkflow(t.Context(), &w, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				x := workflow.Execution{WorkflowID: w.ID, AccountID: accountID, Version: 1, Definition: w.Definition,
+					EventName: workflow.TriggerWebhook, Trigger: map[string]any{}}
+				if _, err := f.st.CreateExecution(t.Context(), &x, nil, time.Minute, true); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.st.FinishExecution(t.Context(), x, nil, workflow.ExecutionFailed, msg+" "+strconv.Itoa(i)); err != nil {
+					t.Fatal(err)
+				}
+				f.clk.Advance(time.Second)
+			}
+		}
+		fail(f.acct.ID, "mine <failed>", 12)
+		fail(other.ID, "theirs", 1)
+		b := f.browser(t)
+		b.signIn(f.key)
+		_, page := b.do("GET", "/", nil)
+		if n := strings.Count(page, "mine &lt;failed&gt;"); n != 10 || strings.Contains(page, "theirs") ||
+			!strings.Contains(page, "mine &lt;failed&gt; 11") || strings.Contains(page, "mine &lt;failed&gt; 1<") || strings.Contains(page, `id="no-failures"`) {
+			t.Fatalf("overview lists %d of the account's failures\n%s", n, page)
+		}
+	})
+}
+
+// FuzzSignInForm posts arbitrary bodies and cookies to /signin: the form
+// and cookie parsing never panics, never errs on the server's side, and
+// never opens a session without the key.
+func FuzzSignInForm(f *testing.F) {
+	tok := newToken()
+	f.Add("csrf="+tok+"&key=trawl_x", tok)
+	f.Add("csrf="+tok+"&csrf=other&key=", tok)
+	f.Add("%zz=&&&key=%00", "")
+	f.Add(strings.Repeat("a", 10000), tok)
+	f.Add("csrf=&key=trawl_x", "")
+	f.Add("csrf="+tok+"&key=+", tok+"; x=\"")
+	h := New(Deps{Store: storetest.Open(f, store.SQLite, nil)})
+	f.Fuzz(func(t *testing.T, body, cookie string) {
+		req := httptest.NewRequest("POST", "/signin", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Cookie", signinCookie+"="+cookie+"; "+sessionCookie+"="+cookie)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusForbidden && rec.Code != http.StatusUnauthorized {
+			t.Fatalf("POST /signin %q with cookie %q = %d", body, cookie, rec.Code)
 		}
 	})
 }

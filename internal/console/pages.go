@@ -29,6 +29,21 @@ type overviewData struct {
 	ResultsToday                                int64
 	Failed                                      []workflow.Execution
 	FailedLimit                                 int
+	// Permissions are what the key may do, each permission by name
+	// ("*" spelled out), with the plan's.
+	Permissions []string
+	Plan        string
+}
+
+// keyPermissions lists the key's permissions, the wildcard as every one.
+func keyPermissions(k auth.Key) []string {
+	var out []string
+	for _, p := range auth.Permissions() {
+		if k.Has(p) {
+			out = append(out, string(p))
+		}
+	}
+	return out
 }
 
 // lacks is the message of a page or figure the key may not read: the
@@ -49,7 +64,8 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s session) {
 		c.serverError(w, r, err)
 		return
 	}
-	d := overviewData{CreditsLeft: b.Remaining(), CreditsUsed: b.Used, CreditsAllocation: b.Allocation, FailedLimit: failedShown}
+	d := overviewData{CreditsLeft: b.Remaining(), CreditsUsed: b.Used, CreditsAllocation: b.Allocation, FailedLimit: failedShown,
+		Permissions: keyPermissions(s.p.Key), Plan: string(acct.Plan)}
 	if s.p.Key.Has(auth.PermSearchesRead) {
 		if d.ActiveSearches, err = c.store.CountActiveSearches(ctx, acct.ID); err != nil {
 			c.serverError(w, r, err)

@@ -172,13 +172,13 @@ func (c *Console) postSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("key"))
 	if secret == "" {
-		c.signinForm(w, r, http.StatusUnauthorized, "An API key is required.")
+		c.signinForm(w, r, http.StatusUnauthorized, auth.MessageKeyRequired)
 		return
 	}
 	now := c.now()
 	p, err := c.store.Authenticate(r.Context(), auth.HashSecret(secret))
 	if errors.Is(err, store.ErrNotFound) {
-		c.signinForm(w, r, http.StatusUnauthorized, "The API key is unknown or revoked.")
+		c.signinForm(w, r, http.StatusUnauthorized, auth.MessageKeyUnknown)
 		return
 	}
 	if err != nil {
@@ -186,7 +186,7 @@ func (c *Console) postSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Key.Expired(now) {
-		c.signinForm(w, r, http.StatusUnauthorized, "The API key expired at "+p.Key.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z")+".")
+		c.signinForm(w, r, http.StatusUnauthorized, auth.MessageKeyExpired(*p.Key.ExpiresAt))
 		return
 	}
 	token := newToken()

@@ -143,14 +143,14 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	}
 	secret := ctx.Header("x-api-key")
 	if secret == "" {
-		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeAuthRequired, "An API key is required.",
+		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeAuthRequired, auth.MessageKeyRequired,
 			Detail{Field: "header.x-api-key", Message: "is required"}).
 			WithSuggestion("Send your API key in the x-api-key header."))
 		return
 	}
 	p, err := s.store.Authenticate(ctx.Context(), auth.HashSecret(secret))
 	if errors.Is(err, store.ErrNotFound) {
-		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeInvalidAPIKey, "The API key is unknown or revoked.",
+		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeInvalidAPIKey, auth.MessageKeyUnknown,
 			Detail{Field: "header.x-api-key", Message: "is unknown or revoked"}).
 			WithSuggestion("Create a new key with `trawl keys create`."))
 		return
@@ -161,7 +161,7 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	if p.Key.Expired(s.now()) {
-		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeInvalidAPIKey, "The API key expired at "+formatTime(*p.Key.ExpiresAt)+".",
+		s.writeHumaError(ctx, NewAPIError(http.StatusUnauthorized, CodeInvalidAPIKey, auth.MessageKeyExpired(*p.Key.ExpiresAt),
 			Detail{Field: "header.x-api-key", Message: "expired at " + formatTime(*p.Key.ExpiresAt)}).
 			WithSuggestion("Create a new key with `trawl keys create`."))
 		return
