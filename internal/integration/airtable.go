@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"time"
 )
 
 // Airtable connects with a personal access token
@@ -23,10 +24,12 @@ var Airtable = &Type{
 		Required: true,
 		MaxLen:   512,
 	}},
-	DefaultURL:   "https://api.airtable.com",
-	Probe:        probeAirtable,
-	Authorize:    BearerAuth("access_token"),
-	ErrorMessage: airtableErrorMessage,
+	DefaultURL: "https://api.airtable.com",
+	// Airtable's 429 carries no Retry-After; its docs ask for 30 seconds.
+	RateLimitWait: 30 * time.Second,
+	Probe:         probeAirtable,
+	Authorize:     BearerAuth("access_token"),
+	ErrorMessage:  airtableErrorMessage,
 	Lookups: map[string]LookupFunc{
 		"bases":  airtableBases,
 		"tables": airtableTables,

@@ -188,6 +188,9 @@ func (c *Conn) once(ctx context.Context, r Request, raw []byte) ([]byte, error) 
 		return answer, nil
 	}
 	e := &Error{Service: c.Type.DisplayName, Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"), c.now())}
+	if e.RetryAfter == 0 && e.Status == http.StatusTooManyRequests {
+		e.RetryAfter = c.Type.RateLimitWait
+	}
 	if c.Type.ErrorMessage != nil {
 		e.Message = c.Type.ErrorMessage(answer)
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/trawlhq/trawl/internal/secret"
 )
@@ -99,6 +100,9 @@ type Type struct {
 	// ErrorMessage reads what the service said from an error answer's
 	// body ("" when it said nothing readable).
 	ErrorMessage func(body []byte) string
+	// RateLimitWait is the wait the service documents after a 429 it
+	// sends without Retry-After (Airtable: 30 s); 0 when it always says.
+	RateLimitWait time.Duration
 	// Lookups are the type's lookups by name (crm-fields, channels).
 	Lookups map[string]LookupFunc
 	// Check, when set, adds the type's own rules on well-formed fields (a
