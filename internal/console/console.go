@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 	"github.com/trawlhq/trawl/internal/store"
 )
 
-//go:embed templates/*.html
+//go:embed templates
 var templateFS embed.FS
 
 //go:embed assets
@@ -61,25 +62,20 @@ func New(d Deps) *Console {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	funcs := template.FuncMap{
-		"iso":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	base := template.Must(template.New("layout.html").Funcs(templateFuncs()).ParseFS(templateFS, "templates/layout.html", "templates/parts/*.html"))
+	pages, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
 	}
-	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	for _, name := range []string{"signin", "overview", "searches", "results", "message"} {
-		c.pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html"))
+	for _, file := range pages {
+		name := strings.TrimSuffix(path.Base(file), ".html")
+		if name == "layout" {
+			continue
+		}
+		c.pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, file))
 	}
-	assets, _ := fs.Sub(assetFS, "assets")
 	mux := http.NewServeMux()
-	mux.Handle("GET /assets/", http.StripPrefix("/assets/", cacheAssets(http.FileServerFS(assets))))
-	mux.HandleFunc("GET /signin", c.getSignIn)
-	mux.HandleFunc("POST /signin", c.postSignIn)
-	mux.HandleFunc("POST /signout", c.postSignOut)
-	mux.HandleFunc("GET /{$}", c.signedIn(c.overview))
-	mux.HandleFunc("GET /searches", c.signedIn(c.searches))
-	mux.HandleFunc("GET /searches/{id}", c.signedIn(c.searchResults))
-	mux.HandleFunc("GET /searches/{id}/results.csv", c.signedIn(c.resultsCSV))
-	mux.HandleFunc("/", c.notFound)
+	c.routes(mux)
 	c.mux = mux
 	return c
 }
@@ -109,14 +105,28 @@ type view struct {
 	CSRF      string
 	KeyPrefix string
 	Account   string
-	Data      any
+	// Flash is what the last form did, shown once above the page.
+	Flash string
+	Data  any
 }
 
 // render writes a page with status.
 func (c *Console) render(w http.ResponseWriter, status int, page string, v view) {
+	c.renderBlock(w, status, page, "layout", v)
+}
+
+// renderBlock writes one template of a page: "layout" for the whole page,
+// or a part of it that htmx swaps in (a request with HX-Request).
+func (c *Console) renderBlock(w http.ResponseWriter, status int, page, block string, v view) {
 	var b strings.Builder
-	if err := c.pages[page].ExecuteTemplate(&b, "layout", v); err != nil {
-		c.log.Error("console: render", "page", page, "error", err)
+	t, ok := c.pages[page]
+	if !ok {
+		c.log.Error("console: no such page", "page", page)
+		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
+		return
+	}
+	if err := t.ExecuteTemplate(&b, block, v); err != nil {
+		c.log.Error("console: render", "page", page, "block", block, "error", err)
 		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
 		return
 	}

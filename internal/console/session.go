@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -24,8 +25,9 @@ const (
 	signinCookie = "trawl_signin_csrf"
 	// tokenBytes is the entropy of every token (session and CSRF).
 	tokenBytes = 32
-	// maxFormBytes bounds a form body: a key and a token fit many times.
-	maxFormBytes = 8 << 10
+	// maxFormBytes bounds a form body: the API's own body limit, so a
+	// workflow definition typed into the editor fits as it would in curl.
+	maxFormBytes = 1 << 20
 )
 
 // newToken is a random token, base64url without padding.
@@ -70,11 +72,38 @@ func (c *Console) setCookie(w http.ResponseWriter, r *http.Request, name, value 
 // session is a signed-in request's session and principal.
 type session struct {
 	store.ConsoleSession
-	p auth.Principal
+	p     auth.Principal
+	flash string // what the last form did (done), shown once
 }
 
 func (s session) view(title, nav string) view {
-	return view{Title: title, Nav: nav, SignedIn: true, CSRF: s.CSRF, KeyPrefix: s.p.Key.Prefix, Account: s.p.Account.Name}
+	return view{Title: title, Nav: nav, SignedIn: true, CSRF: s.CSRF, KeyPrefix: s.p.Key.Prefix, Account: s.p.Account.Name, Flash: s.flash}
+}
+
+// flashCookie carries a form's outcome across its redirect (done).
+const flashCookie = "trawl_flash"
+
+// done ends a form that worked: a 303 to the page to show next, which
+// says flash once (a notice above its content).
+func (c *Console) done(w http.ResponseWriter, r *http.Request, to, flash string) {
+	if flash != "" {
+		c.setCookie(w, r, flashCookie, url.QueryEscape(flash), 60)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// takeFlash reads and clears the flash cookie.
+func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request) string {
+	ck, err := r.Cookie(flashCookie)
+	if err != nil {
+		return ""
+	}
+	c.setCookie(w, r, flashCookie, "", -1)
+	msg, err := url.QueryUnescape(ck.Value)
+	if err != nil || len(msg) > 500 {
+		return ""
+	}
+	return msg
 }
 
 type sessionKey struct{}
@@ -124,6 +153,9 @@ func (c *Console) signedIn(h func(http.ResponseWriter, *http.Request, session)) 
 		if err != nil {
 			c.serverError(w, r, err)
 			return
+		}
+		if r.Method == http.MethodGet && r.Header.Get("HX-Request") == "" {
+			s.flash = c.takeFlash(w, r)
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)), s)
 	}
