@@ -228,3 +228,20 @@ func (c *Console) apiFailure(w http.ResponseWriter, r *http.Request, a apiAnswer
 	}
 	c.message(w, r, a.Status, heading, msg)
 }
+
+// stream serves the API's answer to GET path?query straight to the browser,
+// as the session's principal: a CSV export, written as the API writes it
+// (never held in memory), with the API's own headers and refusals.
+func (c *Console) stream(w http.ResponseWriter, r *http.Request, s session, path string, query url.Values) {
+	if c.API == nil || c.AsPrincipal == nil {
+		c.serverError(w, r, errors.New("console: no API to export through"))
+		return
+	}
+	api := r.Clone(c.AsPrincipal(r.Context(), s.p))
+	api.Method = http.MethodGet
+	api.URL = &url.URL{Path: path, RawQuery: query.Encode()}
+	api.RequestURI = api.URL.RequestURI()
+	api.Header.Del("x-api-key")
+	api.Header.Del("Accept")
+	c.API.ServeHTTP(w, api)
+}

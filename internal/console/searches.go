@@ -98,14 +98,5 @@ func (c *Console) resultsCSV(w http.ResponseWriter, r *http.Request, s session) 
 	if !ok {
 		return
 	}
-	if c.API == nil || c.AsPrincipal == nil {
-		c.serverError(w, r, errors.New("console: no API to export through"))
-		return
-	}
-	api := r.Clone(c.AsPrincipal(r.Context(), s.p))
-	api.URL = &url.URL{Path: "/v1/searches/" + url.PathEscape(sr.ID) + "/results", RawQuery: "format=csv"}
-	api.RequestURI = api.URL.RequestURI()
-	api.Header.Del("x-api-key")
-	api.Header.Del("Accept")
-	c.API.ServeHTTP(w, api)
+	c.stream(w, r, s, "/v1/searches/"+url.PathEscape(sr.ID)+"/results", url.Values{"format": {"csv"}})
 }
