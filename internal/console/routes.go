@@ -30,6 +30,10 @@ func (c *Console) routes(mux *http.ServeMux) {
 	// Workflows
 
 	// Executions
+	mux.HandleFunc("GET /executions", c.signedIn(c.executions))
+	mux.HandleFunc("GET /workflows/{id}/executions/{runId}", c.signedIn(c.execution))
+	mux.HandleFunc("POST /workflows/{id}/executions/{runId}/rerun", c.signedIn(c.rerunExecution))
+	mux.HandleFunc("POST /workflows/{id}/executions/{runId}/cancel", c.signedIn(c.cancelExecution))
 
 	// Settings
 
