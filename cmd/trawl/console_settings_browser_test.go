@@ -94,6 +94,25 @@ func TestConsoleSettingsInBrowser(t *testing.T) {
 		b.wantCount("#keys", 0)
 		b.wantCount("#create-key", 0)
 		b.checkSignedIn("Settings: API keys without *")
+		// Secrets and connections: the API's refusal in place of the list,
+		// the permission it lacks in place of each form.
+		b.open("/settings/secrets", "#secrets-denied")
+		if msg := b.text("#secrets-denied"); !strings.Contains(msg, "secrets:read") {
+			t.Errorf("#secrets-denied says %q", msg)
+		}
+		if msg := b.text("#secrets-write-denied"); !strings.Contains(msg, "secrets:write") {
+			t.Errorf("#secrets-write-denied says %q", msg)
+		}
+		b.wantCount("#add-secret", 0)
+		b.checkSignedIn("Settings: secrets without secrets:read")
+		b.open("/settings/connections", "#connections-denied")
+		if msg := b.text("#connections-denied"); !strings.Contains(msg, "secrets:read") {
+			t.Errorf("#connections-denied says %q", msg)
+		}
+		b.open("/", "#engagements-today")
+		if msg := b.text("#engagements-today"); !strings.Contains(msg, "topics:read") {
+			t.Errorf("the Overview's engagements with searches:read: %q", msg)
+		}
 		reader := client.New(ts.URL, secret)
 		refused := mustDo(t, reader, http.MethodPost, "/v1/searches/microblog/posts", map[string]any{"name": "No", "keywords": []string{"x"}}, 403).Err()
 		if !strings.Contains(refused.Message, "searches:write") {
@@ -161,6 +180,8 @@ func TestConsoleSettingsInBrowser(t *testing.T) {
 		b.wantCount("#connection-hubspot.connected", 1)
 		b.swap("check health", "#check-hubspot", "#health-hubspot .health-ok")
 		b.checkSignedIn("Settings: connection healthy")
+		// Without htmx the same link is a whole page with the health in its row.
+		b.open("/settings/connections/hubspot/health", "#health-hubspot .health-ok")
 		b.submit("disconnect link", "#disconnect-hubspot", "#confirm")
 		b.submit("disconnect", "#confirm", "#flash")
 		b.wantCount("#connection-hubspot.not-connected", 1)

@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -122,6 +124,55 @@ func TestConsoleKeys(t *testing.T) {
 		}
 		if resp, _ := admin.do("GET", "/", nil); resp.StatusCode != http.StatusSeeOther {
 			t.Errorf("after revoking its own key the session still opens / (%d)", resp.StatusCode)
+		}
+	})
+}
+
+// TestConsoleOverviewChart: the period's spends drawn one bar group per day
+// with spends, the same figures in the table; topics' figures say why a key
+// or plan may not read them.
+func TestConsoleOverviewChart(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
+		f := newFixture(t, engine)
+		now := f.clk.Now()
+		spend := func(at time.Time, feature credits.Feature, n int64) {
+			t.Helper()
+			f.clk.Set(at)
+			if _, err := f.st.Spend(t.Context(), f.acct.ID, feature, n, 1000, "x"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		spend(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), credits.SearchCreate, 2)
+		spend(time.Date(2026, 11, 1, 13, 0, 0, 0, time.UTC), credits.WorkflowExecution, 3)
+		spend(time.Date(2026, 10, 31, 13, 0, 0, 0, time.UTC), credits.WorkflowExecution, 9) // last period
+		spend(now, credits.SearchCreate, 1)
+		b := f.browser(t)
+		b.signIn(f.key)
+		resp, page := b.do("GET", "/", nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<svg id="credits-chart"`) {
+			t.Fatalf("overview = %d\n%s", resp.StatusCode, page)
+		}
+		if n := strings.Count(page, `<g class="day"`); n != 2 {
+			t.Errorf("%d day groups, want 2 (Nov 1 and Nov 3)", n)
+		}
+		for _, want := range []string{`data-day="2026-11-01" data-total="5"`, `data-day="2026-11-03" data-total="1"`,
+			`<time datetime="2026-11-01">2026-11-01</time></th><td class="num">2</td><td class="num">3</td><td class="num">5</td>`,
+			"2026-11-01 to 2026-11-03: 6 in all",
+			// The account is on STARTER: topics are the plan's to refuse.
+			`<span id="active-topics" class="denied">The STARTER plan does not include topics.</span>`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the overview lacks %s", want)
+			}
+		}
+		if strings.Contains(page, `data-total="9"`) {
+			t.Error("the last period's spend is drawn")
+		}
+		key, _ := f.newKey(t, f.acct.ID, auth.PermSearchesRead)
+		reader := f.browser(t)
+		reader.signIn(key)
+		_, page = reader.do("GET", "/", nil)
+		if !strings.Contains(page, `<span id="engagements-today" class="denied">This key lacks the permission topics:read.</span>`) {
+			t.Errorf("the overview with searches:read does not say engagements need topics:read:\n%s", page)
 		}
 	})
 }
