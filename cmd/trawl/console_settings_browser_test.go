@@ -175,8 +175,18 @@ func TestConsoleSettingsInBrowser(t *testing.T) {
 			t.Errorf("#credentials-access_token-error says %q, want the API's %q", got, wantMsg)
 		}
 		b.checkSignedIn("Settings: connect refused")
+		// A token HubSpot rejects: connected, and the probe's reason said at once.
+		b.fill("#credentials-access_token", "invalid-revoked")
+		b.submit("connect with a rejected token", "#connect-submit", "#flash")
+		if msg := b.text("#flash"); !strings.Contains(msg, "refuses the credentials") || !strings.Contains(msg, "token rejected") {
+			t.Errorf("the flash after a rejected token says %q", msg)
+		}
+		b.submit("replace link", "#connect-hubspot", "#connect-form")
 		b.fill("#credentials-access_token", "pat-na1-11111111-2222-3333-4444-555555555555")
 		b.submit("connect", "#connect-submit", "#flash")
+		if msg := b.text("#flash"); !strings.Contains(msg, "accepts the credentials") {
+			t.Errorf("the flash after a good token says %q", msg)
+		}
 		b.wantCount("#connection-hubspot.connected", 1)
 		b.swap("check health", "#check-hubspot", "#health-hubspot .health-ok")
 		b.checkSignedIn("Settings: connection healthy")

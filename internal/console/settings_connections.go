@@ -95,19 +95,10 @@ func (c *Console) connectionHealth(w http.ResponseWriter, r *http.Request, s ses
 	if !ok {
 		return
 	}
-	a, err := c.api(r, s, http.MethodGet, "/v1/integrations/"+url.PathEscape(t.Name)+"/health", nil, nil)
+	h, err := c.health(r, s, t)
 	if err != nil {
 		c.serverError(w, r, err)
 		return
-	}
-	h := healthView{Type: t.Name}
-	if a.OK() {
-		if err := a.Data(&h); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-	} else {
-		h.Status, h.Error = "refused", a.Problem().Message
 	}
 	if r.Header.Get("HX-Request") != "" {
 		v := s.view("Connections", "settings")
@@ -213,7 +204,39 @@ func (c *Console) connect(w http.ResponseWriter, r *http.Request, s session) {
 		c.serverError(w, r, err)
 		return
 	}
-	c.done(w, r, "/settings/connections", env.Message+". Check its health to see that the service accepts it.")
+	// Probe at once, so a token the service refuses is said now, not at
+	// the first workflow step that uses it.
+	h, err := c.health(r, s, t)
+	if err != nil {
+		c.serverError(w, r, err)
+		return
+	}
+	switch h.Status {
+	case "ok":
+		c.done(w, r, "/settings/connections", env.Message+": "+t.DisplayName+" accepts the credentials.")
+	default:
+		// A flash holds at most 500 characters (takeFlash): cut the reason.
+		reason := h.Error
+		if runes := []rune(reason); len(runes) > 300 {
+			reason = string(runes[:300]) + "…"
+		}
+		c.done(w, r, "/settings/connections", env.Message+", but "+t.DisplayName+" refuses the credentials: "+reason+" Replace them or disconnect.")
+	}
+}
+
+// health asks GET /v1/integrations/{type}/health; a refusal of the API
+// (a permission) is a status "refused" with its sentence.
+func (c *Console) health(r *http.Request, s session, t *integration.Type) (healthView, error) {
+	a, err := c.api(r, s, http.MethodGet, "/v1/integrations/"+url.PathEscape(t.Name)+"/health", nil, nil)
+	if err != nil {
+		return healthView{}, err
+	}
+	h := healthView{Type: t.Name}
+	if !a.OK() {
+		h.Status, h.Error = "refused", a.Problem().Message
+		return h, nil
+	}
+	return h, a.Data(&h)
 }
 
 func (c *Console) confirmDisconnect(w http.ResponseWriter, r *http.Request, s session) {
