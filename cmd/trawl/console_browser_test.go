@@ -102,6 +102,23 @@ func TestConsoleInBrowser(t *testing.T) {
 		if b.count("#failed-executions")+b.count("#no-failures") == 0 {
 			t.Error("Overview has neither #failed-executions nor #no-failures")
 		}
+		// The chart of credits per day by feature: a bar group per day the
+		// ledger has spends on (the search's creation), its figures beside it.
+		var ledger []struct {
+			Created string `json:"created"`
+		}
+		if err := mustDo(t, c, http.MethodGet, "/v1/credits/usage?limit=100", nil, 200).Data(&ledger); err != nil {
+			t.Fatal(err)
+		}
+		spendDays := map[string]bool{}
+		for _, e := range ledger {
+			spendDays[e.Created[:10]] = true
+		}
+		b.wantCount("svg#credits-chart[role=img]", 1)
+		if n := b.count("#credits-chart g.day"); n == 0 || n != len(spendDays) {
+			t.Errorf("the chart has %d days of bars; the ledger has spends on %d", n, len(spendDays))
+		}
+		b.wantCount("#credits-by-day tbody th[scope=row]", len(spendDays))
 		b.checkSignedIn("Overview")
 		b.screenshot("overview")
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
+	"github.com/trawlhq/trawl/internal/credits"
 	"github.com/trawlhq/trawl/internal/workflow"
 )
 
@@ -15,13 +16,31 @@ type overviewData struct {
 	CreditsLeft, CreditsUsed, CreditsAllocation int64
 	ActiveSearches                              int64
 	SearchesDenied                              string
+	ActiveTopics                                int64
+	TopicsDenied                                string
 	ResultsToday                                int64
-	Failed                                      []workflow.Execution
-	FailedLimit                                 int
+	EngagementsToday                            int64
+	EngagementsDenied                           string
+	// Chart is the period's credits per day by feature.
+	Chart       creditsChart
+	Failed      []workflow.Execution
+	FailedLimit int
 	// Permissions are what the key may do, each permission by name
 	// ("*" spelled out), with the plan's.
 	Permissions []string
 	Plan        string
+}
+
+// topicsDenied is why the session may not read topics ("" when it may):
+// the permission first, then the plan, in the API's order.
+func topicsDenied(s session) string {
+	if !s.p.Key.Has(auth.PermTopicsRead) {
+		return lacks(auth.PermTopicsRead)
+	}
+	if !s.p.Account.Plan.Allows(auth.FeatureTopics) {
+		return "The " + string(s.p.Account.Plan) + " plan does not include topics."
+	}
+	return ""
 }
 
 // overview: the figures of GET /v1/credits/balance and /v1/usage, and the
@@ -49,13 +68,34 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s session) {
 		d.SearchesDenied = lacks(auth.PermSearchesRead)
 	}
 	now := c.now().UTC()
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	today := utcDay(now)
+	// Topics need their permission and the plan's feature, as their routes do.
+	if d.TopicsDenied = topicsDenied(s); d.TopicsDenied == "" {
+		if d.ActiveTopics, err = c.store.CountActiveTopics(ctx, acct.ID); err != nil {
+			c.serverError(w, r, err)
+			return
+		}
+		if d.EngagementsToday, err = c.store.EngagementsCollected(ctx, acct.ID, today, now.Add(time.Millisecond)); err != nil {
+			c.serverError(w, r, err)
+			return
+		}
+	}
+	d.EngagementsDenied = d.TopicsDenied
 	u, err := c.store.Usage(ctx, acct.ID, today, now)
 	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
 	d.ResultsToday = u.ResultsTotal
+	// The chart: the ledger of GET /v1/credits/usage (which any key reads)
+	// summed per day and feature over the billing period.
+	from := credits.PeriodStart(now)
+	days, err := c.store.CreditsByDay(ctx, acct.ID, from, now.Add(time.Millisecond))
+	if err != nil {
+		c.serverError(w, r, err)
+		return
+	}
+	d.Chart = newCreditsChart(from, today, days)
 	if d.Failed, err = c.store.RecentFailedExecutions(ctx, acct.ID, failedShown); err != nil {
 		c.serverError(w, r, err)
 		return

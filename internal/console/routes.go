@@ -36,6 +36,21 @@ func (c *Console) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /workflows/{id}/executions/{runId}/cancel", c.signedIn(c.cancelExecution))
 
 	// Settings
+	mux.HandleFunc("GET /settings", c.signedIn(c.settingsAccount))
+	mux.HandleFunc("GET /settings/keys", c.signedIn(c.settingsKeys))
+	mux.HandleFunc("POST /settings/keys", c.signedIn(c.createKey))
+	mux.HandleFunc("GET /settings/keys/{id}/revoke", c.signedIn(c.confirmRevokeKey))
+	mux.HandleFunc("POST /settings/keys/{id}/revoke", c.signedIn(c.revokeKey))
+	mux.HandleFunc("GET /settings/secrets", c.signedIn(c.settingsSecrets))
+	mux.HandleFunc("POST /settings/secrets", c.signedIn(c.putSecret))
+	mux.HandleFunc("GET /settings/secrets/{name}/delete", c.signedIn(c.confirmDeleteSecret))
+	mux.HandleFunc("POST /settings/secrets/{name}/delete", c.signedIn(c.deleteSecret))
+	mux.HandleFunc("GET /settings/connections", c.signedIn(c.settingsConnections))
+	mux.HandleFunc("GET /settings/connections/{type}", c.signedIn(c.connectForm))
+	mux.HandleFunc("POST /settings/connections/{type}", c.signedIn(c.connect))
+	mux.HandleFunc("GET /settings/connections/{type}/health", c.signedIn(c.connectionHealth))
+	mux.HandleFunc("GET /settings/connections/{type}/disconnect", c.signedIn(c.confirmDisconnect))
+	mux.HandleFunc("POST /settings/connections/{type}/disconnect", c.signedIn(c.disconnect))
 
 	mux.HandleFunc("/", c.notFound)
 }
