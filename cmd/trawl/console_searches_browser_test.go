@@ -87,6 +87,13 @@ func TestConsoleSearchesInBrowser(t *testing.T) {
 		b.fill("#name", "CRM watch")
 		b.fill("#keywords", "CRM\nRevOps")
 		b.fill("#max_results", "5")
+		// Previewed in place (htmx): the form comes back with the message.
+		b.eval(`window.__samePage = true; ''`)
+		b.swap("preview with a bad max_results", "#preview-button", "#max_results-error")
+		if got := b.text("#max_results-error"); got != want || b.eval(`String(window.__samePage === true)`) != "true" {
+			t.Errorf("the htmx preview's #max_results-error = %q, want the API's %q without a page load", got, want)
+		}
+		// Saved without JavaScript's help: the whole page, the same message.
 		b.submit("save with a bad max_results", "#save", "#max_results-error")
 		if got := b.text("#max_results-error"); got != want {
 			t.Errorf("#max_results-error = %q, want the API's %q", got, want)
