@@ -20,9 +20,9 @@ import (
 // filtered CSV, pause and resume it, run it now, delete it; then a pronet
 // profile monitor. Every page passes axe-core and the CSRF/origin checks.
 
-// apiFieldMessage is the API's message for field of the answer to body
+// searchFieldMessage is the API's message for field of the answer to body
 // posted to path: what the console must show at that field's input.
-func apiFieldMessage(t *testing.T, c *client.Client, path string, body any, field string) string {
+func searchFieldMessage(t *testing.T, c *client.Client, path string, body any, field string) string {
 	t.Helper()
 	r, err := c.Do(t.Context(), http.MethodPost, path, body)
 	if err != nil {
@@ -41,8 +41,8 @@ func apiFieldMessage(t *testing.T, c *client.Client, path string, body any, fiel
 	return ""
 }
 
-// apiResults are every result of a search that passes query, through the API.
-func apiResults(t *testing.T, c *client.Client, id string, query url.Values) []source.Item {
+// searchAPIResults are every result of a search that passes query, through the API.
+func searchAPIResults(t *testing.T, c *client.Client, id string, query url.Values) []source.Item {
 	t.Helper()
 	q := url.Values{"limit": {"500"}}
 	for k, v := range query {
@@ -55,8 +55,8 @@ func apiResults(t *testing.T, c *client.Client, id string, query url.Values) []s
 	return items
 }
 
-// tableRows are the rows of the table of selector, as their cells' text.
-func (b *browserRun) tableRows(selector string) [][]string {
+// searchTableRows are the rows of the table of selector, as their cells' text.
+func (b *browserRun) searchTableRows(selector string) [][]string {
 	b.t.Helper()
 	var rows [][]string
 	b.evalInto(`[...document.querySelectorAll(`+jsString(selector+" tbody tr")+`)].map(tr => [...tr.querySelectorAll('td')].map(td => td.innerText.trim()))`, &rows)
@@ -83,7 +83,7 @@ func TestConsoleSearchesInBrowser(t *testing.T) {
 
 		// A bad field: saved, the form comes back filled, the API's message at it.
 		bad := map[string]any{"name": "CRM watch", "keywords": []string{"CRM", "RevOps"}, "max_results": 5}
-		want := apiFieldMessage(t, c, "/v1/searches/microblog/posts/preview", bad, "body.max_results")
+		want := searchFieldMessage(t, c, "/v1/searches/microblog/posts/preview", bad, "body.max_results")
 		b.fill("#name", "CRM watch")
 		b.fill("#keywords", "CRM\nRevOps")
 		b.fill("#max_results", "5")
@@ -113,7 +113,7 @@ func TestConsoleSearchesInBrowser(t *testing.T) {
 		if b.eval(`String(window.__samePage === true)`) != "true" {
 			t.Error("the preview loaded a new page; htmx should swap the region")
 		}
-		preview := b.tableRows("#preview-posts")
+		preview := b.searchTableRows("#preview-posts")
 		if n := digits(b.text("#preview-count")); len(preview) == 0 || n != strconv.Itoa(len(preview)) {
 			t.Errorf("the preview shows %d posts, says %q", len(preview), b.text("#preview-count"))
 		}
@@ -134,7 +134,7 @@ func TestConsoleSearchesInBrowser(t *testing.T) {
 		if b.eval(`String(document.getElementById('search-form').__kept === true)`) != "true" {
 			t.Error("the second preview replaced the form; only the preview region should change")
 		}
-		if n := len(b.tableRows("#preview-posts")); n == 0 || n > 10 {
+		if n := len(b.searchTableRows("#preview-posts")); n == 0 || n > 10 {
 			t.Errorf("the preview with max_results 10 shows %d posts", n)
 		}
 		b.fill("#max_results", "20")
@@ -154,8 +154,8 @@ func TestConsoleSearchesInBrowser(t *testing.T) {
 		}
 		waitUntil(t, ts, "the first run", func() bool { return getSearch(t, c, id).LastRunAt != nil })
 		b.open("/searches/"+id, "#results")
-		all := apiResults(t, c, id, nil)
-		if rows := b.tableRows("#results"); len(all) == 0 || len(rows) != len(all) {
+		all := searchAPIResults(t, c, id, nil)
+		if rows := b.searchTableRows("#results"); len(all) == 0 || len(rows) != len(all) {
 			t.Fatalf("#results shows %d rows; the API has %d results", len(rows), len(all))
 		}
 		if s := b.text("#search-status"); s != "active" {
@@ -172,7 +172,7 @@ func TestConsoleSearchesInBrowser(t *testing.T) {
 			if it.Author.Description == "" {
 				continue
 			}
-			got := apiResults(t, c, id, url.Values{"job_title": {it.Author.Description}})
+			got := searchAPIResults(t, c, id, url.Values{"job_title": {it.Author.Description}})
 			same := len(got) > 0
 			for _, g := range got {
 				same = same && g.Author.Username == it.Author.Username
@@ -187,7 +187,7 @@ func TestConsoleSearchesInBrowser(t *testing.T) {
 		}
 		b.fill("#job_title", author.Description)
 		b.submit("filter by an author", "#filter", "#results")
-		rows := b.tableRows("#results")
+		rows := b.searchTableRows("#results")
 		if len(rows) != len(only) {
 			t.Errorf("filtered by @%s's bio: %d rows, the API has %d", author.Username, len(rows), len(only))
 		}

@@ -26,10 +26,10 @@ import (
 // message at its input, and a key that may only read sees why it may not
 // write.
 
-var nextLink = regexp.MustCompile(`<a rel="next" href="([^"]+)"`)
+var searchNextLink = regexp.MustCompile(`<a rel="next" href="([^"]+)"`)
 
-// hx posts form as htmx does (HX-Request) and returns the answer.
-func (b *consoleBrowser) hx(path string, form url.Values) (*http.Response, string) {
+// searchHX posts form as htmx does (HX-Request) and returns the answer.
+func (b *consoleBrowser) searchHX(path string, form url.Values) (*http.Response, string) {
 	b.t.Helper()
 	req, err := http.NewRequestWithContext(b.t.Context(), http.MethodPost, b.base+path, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -90,7 +90,7 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 			!strings.Contains(page, `id="job_title" name="job_title" value="vp sales"`) {
 			t.Fatalf("filtered results = %d\n%s", resp.StatusCode, page)
 		}
-		m := nextLink.FindStringSubmatch(page)
+		m := searchNextLink.FindStringSubmatch(page)
 		if m == nil || !strings.Contains(html.UnescapeString(m[1]), "job_title=vp+sales") {
 			t.Fatalf("the next link %q does not keep the filter", m)
 		}
@@ -128,7 +128,7 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 			t.Fatalf("preview without JavaScript = %d\n%s", resp.StatusCode, page)
 		}
 		// To htmx: only the region.
-		resp, page = b.hx("/searches/new/preview", form)
+		resp, page = b.searchHX("/searches/new/preview", form)
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(page), `<div id="preview"`) || strings.Contains(page, "<html") {
 			t.Fatalf("preview to htmx = %d\n%s", resp.StatusCode, page)
 		}

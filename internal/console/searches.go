@@ -67,7 +67,7 @@ func (c *Console) resultsCSV(w http.ResponseWriter, r *http.Request, s session) 
 	if !ok {
 		return
 	}
-	q := resultFilters(r.URL.Query())
+	q := searchResultFilters(r.URL.Query())
 	q.Set("format", "csv")
 	c.stream(w, r, s, "/v1/searches/"+url.PathEscape(sr.ID)+"/results", q)
 }

@@ -19,17 +19,17 @@ import (
 // resume, run now, delete, each the API's route), and its results with the
 // author filters of GET /v1/searches/{id}/results.
 
-// resultFilterNames are the results endpoint's author filters and from, in
+// searchResultFilterNames are the results endpoint's author filters and from, in
 // the order of the filter form.
-func resultFilterNames() []string {
+func searchResultFilterNames() []string {
 	return []string{"job_title", "company", "industry", "country", "seniority", "from"}
 }
 
-// resultFilters are the filters a query gives, without the empty ones a
+// searchResultFilters are the filters a query gives, without the empty ones a
 // GET form sends for the inputs left blank (the API refuses an empty one).
-func resultFilters(q url.Values) url.Values {
+func searchResultFilters(q url.Values) url.Values {
 	out := url.Values{}
-	for _, name := range resultFilterNames() {
+	for _, name := range searchResultFilterNames() {
 		if v := strings.TrimSpace(q.Get(name)); v != "" {
 			out.Set(name, v)
 		}
@@ -37,9 +37,9 @@ func resultFilters(q url.Values) url.Values {
 	return out
 }
 
-// filterFields are the filter form's inputs with their values and messages.
-func filterFields(f url.Values, p apiProblem) []formField {
-	specs := []fieldSpec{
+// searchFilterFields are the filter form's inputs with their values and messages.
+func searchFilterFields(f url.Values, p apiProblem) []searchInput {
+	specs := []searchFieldSpec{
 		{Name: "job_title", Label: "Job title contains"},
 		{Name: "company", Label: "Company contains"},
 		{Name: "industry", Label: "Industry"},
@@ -47,10 +47,10 @@ func filterFields(f url.Values, p apiProblem) []formField {
 		{Name: "seniority", Label: "Seniority", Hint: strings.Join(mapping.SeniorityLevels(), ", ") + "."},
 		{Name: "from", Label: "Published from", Hint: "ISO 8601, e.g. 2026-11-01T00:00:00Z."},
 	}
-	out := make([]formField, len(specs))
+	out := make([]searchInput, len(specs))
 	for i, sp := range specs {
-		sp.Type = inText
-		out[i] = formField{fieldSpec: sp, Value: f.Get(sp.Name), Problem: p.At(sp.Name)}
+		sp.Type = searchText
+		out[i] = searchInput{searchFieldSpec: sp, Value: f.Get(sp.Name), Problem: p.At(sp.Name)}
 	}
 	return out
 }
@@ -61,7 +61,7 @@ type resultsData struct {
 	Total  int64
 	// Filtered: the page shows only the results that pass Query's filters.
 	Filtered bool
-	Filters  []formField
+	Filters  []searchInput
 	// Links keep the filters: the next and first pages, the CSV export.
 	NextHref, FirstHref, CSVHref string
 	// Problem is the API's refusal of a filter or of an action.
@@ -89,7 +89,7 @@ func (c *Console) searchPage(w http.ResponseWriter, r *http.Request, s session, 
 	if r.Method != http.MethodGet {
 		q = url.Values{} // an action's answer shows the first page
 	}
-	f := resultFilters(q)
+	f := searchResultFilters(q)
 	cursor := q.Get("cursor")
 	d := resultsData{Search: sr, Filtered: len(f) > 0, CSVHref: base + "/results.csv"}
 	if !s.p.Key.Has(auth.PermSearchesWrite) {
@@ -128,7 +128,7 @@ func (c *Console) searchPage(w http.ResponseWriter, r *http.Request, s session, 
 			c.apiFailure(w, r, a)
 			return
 		case !a.OK():
-			p := a.Problem().Place(resultFilterNames()...)
+			p := a.Problem().Place(searchResultFilterNames()...)
 			d.Problem, status = &p, a.Status
 		default:
 			var body struct {
@@ -156,7 +156,7 @@ func (c *Console) searchPage(w http.ResponseWriter, r *http.Request, s session, 
 	if d.Problem != nil {
 		problem = *d.Problem
 	}
-	d.Filters = filterFields(f, problem)
+	d.Filters = searchFilterFields(f, problem)
 	if cursor != "" {
 		d.FirstHref = base
 		if len(f) > 0 {

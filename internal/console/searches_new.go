@@ -17,19 +17,18 @@ const searchCreateCredits = 1
 // preview when one was asked for.
 type searchNewData struct {
 	Kind    searchKind
-	Kinds   []searchKind
-	Groups  []formGroup
+	Groups  []searchGroup
 	Problem *apiProblem
-	Preview *previewData
+	Preview *searchPreview
 	// WriteDenied is the permission message when the key may preview
 	// (searches:read) but not save (searches:write).
 	WriteDenied string
 	CreateCost  int
 }
 
-// previewData is the preview endpoint's answer: its posts, meta and what it
+// searchPreview is the preview endpoint's answer: its posts, meta and what it
 // cost (x-spent-credits; a preview is free).
-type previewData struct {
+type searchPreview struct {
 	Items          []source.Item
 	Count          int
 	TotalAvailable int
@@ -41,7 +40,7 @@ type previewData struct {
 // searchKindFrom is the kind a request names (?platform=&kind= or the
 // form's hidden inputs); false when it answered already (400).
 func (c *Console) searchKindFrom(w http.ResponseWriter, r *http.Request, platform, kind string) (searchKind, bool) {
-	k, ok := kindOf(platform, kind)
+	k, ok := searchKindOf(platform, kind)
 	if !ok {
 		c.message(w, r, http.StatusBadRequest, "No such kind of search",
 			"Choose the platform microblog or pronet and the kind posts or profile.")
@@ -63,13 +62,13 @@ func (c *Console) searchNew(w http.ResponseWriter, r *http.Request, s session) {
 
 // searchNewPage renders the create page (or, for htmx, the block of it
 // that changed) with form's values and the problem's messages at them.
-func (c *Console) searchNewPage(w http.ResponseWriter, r *http.Request, s session, status int, k searchKind, form url.Values, p apiProblem, pv *previewData) {
+func (c *Console) searchNewPage(w http.ResponseWriter, r *http.Request, s session, status int, k searchKind, form url.Values, p apiProblem, pv *searchPreview) {
 	c.render(w, status, "search_new", newSearchView(s, k, form, p, pv))
 }
 
 // newSearchView is the create page's view.
-func newSearchView(s session, k searchKind, form url.Values, p apiProblem, pv *previewData) view {
-	d := searchNewData{Kind: k, Kinds: searchKinds(), Groups: k.groups(form, p), Preview: pv, CreateCost: searchCreateCredits}
+func newSearchView(s session, k searchKind, form url.Values, p apiProblem, pv *searchPreview) view {
+	d := searchNewData{Kind: k, Groups: k.groups(form, p), Preview: pv, CreateCost: searchCreateCredits}
 	if p.Has() {
 		placed := p.Place(k.names()...)
 		d.Problem = &placed
@@ -162,14 +161,14 @@ func (c *Console) postSearchPreview(w http.ResponseWriter, r *http.Request, s se
 		c.serverError(w, r, err)
 		return
 	}
-	pv := &previewData{Items: body.Data, Count: body.Meta.Count, TotalAvailable: body.Meta.TotalAvailable,
+	pv := &searchPreview{Items: body.Data, Count: body.Meta.Count, TotalAvailable: body.Meta.TotalAvailable,
 		MonitoringType: body.Meta.MonitoringType, SpentCredits: a.Header.Get("x-spent-credits")}
 	if pv.SpentCredits == "" {
 		pv.SpentCredits = "0"
 	}
 	if htmx {
 		if r.PostForm.Get("shown_problem") == "" {
-			c.searchNewBlock(w, s, k, r.PostForm, apiProblem{}, pv, "preview")
+			c.searchNewBlock(w, s, k, r.PostForm, apiProblem{}, pv, "search-preview")
 			return
 		}
 		// The form shows messages this answer has none of: it is drawn
@@ -184,6 +183,6 @@ func (c *Console) postSearchPreview(w http.ResponseWriter, r *http.Request, s se
 
 // searchNewBlock renders one block of the create page for htmx (200: htmx
 // swaps nothing else).
-func (c *Console) searchNewBlock(w http.ResponseWriter, s session, k searchKind, form url.Values, p apiProblem, pv *previewData, block string) {
+func (c *Console) searchNewBlock(w http.ResponseWriter, s session, k searchKind, form url.Values, p apiProblem, pv *searchPreview, block string) {
 	c.renderBlock(w, http.StatusOK, "search_new", block, newSearchView(s, k, form, p, pv))
 }
