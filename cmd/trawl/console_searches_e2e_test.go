@@ -143,6 +143,17 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/searches/") {
 			t.Fatalf("save = %d %q", resp.StatusCode, loc)
 		}
+		// Every member of each create endpoint's body (the API's OpenAPI
+		// document) is an input of the form of its kind.
+		for path, members := range searchCreateMembers(t, ts.URL) {
+			parts := strings.Split(strings.TrimPrefix(path, "/v1/searches/"), "/")
+			_, page := b.do("GET", "/searches/new?platform="+parts[0]+"&kind="+parts[1], nil)
+			for _, m := range members {
+				if !strings.Contains(page, ` name="`+m+`"`) {
+					t.Errorf("the form of %s has no input for %s", path, m)
+				}
+			}
+		}
 		if resp, _ := b.do("GET", "/searches/new?platform=fax&kind=posts", nil); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("an unknown platform = %d, want 400", resp.StatusCode)
 		}
@@ -175,4 +186,48 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 			t.Fatalf("delete page with a read-only key = %d", resp.StatusCode)
 		}
 	})
+}
+
+// searchCreateMembers are the body members of the four create endpoints, by
+// path, as the server's OpenAPI document declares them.
+func searchCreateMembers(t *testing.T, base string) map[string][]string {
+	t.Helper()
+	resp, err := http.Get(base + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema struct {
+						Ref string `json:"$ref"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, path := range []string{"/v1/searches/microblog/posts", "/v1/searches/microblog/profile", "/v1/searches/pronet/posts", "/v1/searches/pronet/profile"} {
+		ref := doc.Paths[path]["post"].RequestBody.Content["application/json"].Schema.Ref
+		props := doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")].Properties
+		if len(props) == 0 {
+			t.Fatalf("the OpenAPI document has no body members for POST %s (schema %q)", path, ref)
+		}
+		for name := range props {
+			if name != "$schema" {
+				out[path] = append(out[path], name)
+			}
+		}
+	}
+	return out
 }
