@@ -132,6 +132,13 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(page), `<div id="preview"`) || strings.Contains(page, "<html") {
 			t.Fatalf("preview to htmx = %d\n%s", resp.StatusCode, page)
 		}
+		// A pronet profile monitor's preview: the same page, its kind's endpoint.
+		pronetForm := url.Values{"csrf": form["csrf"], "platform": {"pronet"}, "kind": {"profile"}, "profile_url": {"https://www.linkedin.com/in/jane-doe"}}
+		resp, page = b.do("POST", "/searches/new/preview", pronetForm)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<table id="preview-posts">`) || !strings.Contains(page, "pronet-profile") ||
+			!strings.Contains(page, `value="https://www.linkedin.com/in/jane-doe"`) {
+			t.Fatalf("pronet profile preview = %d\n%s", resp.StatusCode, page)
+		}
 		// Refused: the API's status and message at the field.
 		bad := cloneValues(form)
 		bad.Set("max_results", "1000")
