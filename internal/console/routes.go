@@ -20,8 +20,15 @@ func (c *Console) routes(mux *http.ServeMux) {
 
 	// Searches
 	mux.HandleFunc("GET /searches", c.signedIn(c.searches))
+	mux.HandleFunc("GET /searches/new", c.signedIn(c.searchNew))
+	mux.HandleFunc("POST /searches/new", c.signedIn(c.postSearchNew))
+	mux.HandleFunc("POST /searches/new/preview", c.signedIn(c.postSearchPreview))
 	mux.HandleFunc("GET /searches/{id}", c.signedIn(c.searchResults))
 	mux.HandleFunc("GET /searches/{id}/results.csv", c.signedIn(c.resultsCSV))
+	mux.HandleFunc("POST /searches/{id}/status", c.signedIn(c.postSearchStatus))
+	mux.HandleFunc("POST /searches/{id}/run", c.signedIn(c.postSearchRun))
+	mux.HandleFunc("GET /searches/{id}/delete", c.signedIn(c.searchDelete))
+	mux.HandleFunc("POST /searches/{id}/delete", c.signedIn(c.postSearchDelete))
 
 	// Topics
 

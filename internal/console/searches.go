@@ -7,7 +7,6 @@ import (
 
 	"github.com/trawlhq/trawl/internal/auth"
 	"github.com/trawlhq/trawl/internal/search"
-	"github.com/trawlhq/trawl/internal/source"
 	"github.com/trawlhq/trawl/internal/store"
 )
 
@@ -41,14 +40,6 @@ func (c *Console) searches(w http.ResponseWriter, r *http.Request, s session) {
 	c.render(w, http.StatusOK, "searches", v)
 }
 
-type resultsData struct {
-	Search search.Search
-	Items  []source.Item
-	Total  int64
-	Cursor string
-	Next   string
-}
-
 // accountSearch is the session account's search id, or a 404 page (the
 // API's answer for another account's search).
 func (c *Console) accountSearch(w http.ResponseWriter, r *http.Request, s session) (search.Search, bool) {
@@ -68,35 +59,15 @@ func (c *Console) accountSearch(w http.ResponseWriter, r *http.Request, s sessio
 	return sr, true
 }
 
-// searchResults pages through a search's results with the read of GET
-// /v1/searches/{id}/results.
-func (c *Console) searchResults(w http.ResponseWriter, r *http.Request, s session) {
-	sr, ok := c.accountSearch(w, r, s)
-	if !ok {
-		return
-	}
-	cursor := r.URL.Query().Get("cursor")
-	page, err := c.store.FilteredResults(r.Context(), sr, store.ResultQuery{}, resultsPerPage, cursor)
-	if errors.Is(err, store.ErrBadCursor) {
-		c.message(w, r, http.StatusBadRequest, "Bad page link", "The page link is not valid; start from the first page.")
-		return
-	}
-	if err != nil {
-		c.serverError(w, r, err)
-		return
-	}
-	v := s.view(sr.Name, "searches")
-	v.Data = resultsData{Search: sr, Items: page.Items, Total: page.TotalCount, Cursor: cursor, Next: page.NextCursor}
-	c.render(w, http.StatusOK, "results", v)
-}
-
 // resultsCSV is the API's CSV export (GET /v1/searches/{id}/results with
-// format=csv), served to the session's principal: the same code, the same
-// permission and rate limit, the same file.
+// format=csv), served to the session's principal with the page's author
+// filters: the same code, checks, permission and rate limit, the same file.
 func (c *Console) resultsCSV(w http.ResponseWriter, r *http.Request, s session) {
 	sr, ok := c.accountSearch(w, r, s)
 	if !ok {
 		return
 	}
-	c.stream(w, r, s, "/v1/searches/"+url.PathEscape(sr.ID)+"/results", url.Values{"format": {"csv"}})
+	q := searchResultFilters(r.URL.Query())
+	q.Set("format", "csv")
+	c.stream(w, r, s, "/v1/searches/"+url.PathEscape(sr.ID)+"/results", q)
 }
