@@ -17,13 +17,13 @@ import (
 
 // leadsTool is one of the two discovery endpoints as the console shows it.
 type leadsTool struct {
-	Kind     string // "mapping" or "creators"
-	Title    string
-	Path     string // the console page
-	API      string // the API route
-	Perm     auth.Permission
-	Feature  auth.Feature // the plan's feature; "" when no plan gates it
-	Groups   []leadsGroup
+	Kind    string // "mapping" or "creators"
+	Title   string
+	Path    string // the console page
+	API     string // the API route
+	Perm    auth.Permission
+	Feature auth.Feature // the plan's feature; "" when no plan gates it
+	Groups  []leadsGroup
 }
 
 func mappingTool() leadsTool {
@@ -51,16 +51,16 @@ func (t leadsTool) denied(s session) string {
 // mappingResult is one person of social mapping; members the query's
 // includes leave out are nil.
 type mappingResult struct {
-	FirstName     *string `json:"first_name"`
-	LastName      *string `json:"last_name"`
-	PronetURL     *string `json:"pronet_url"`
-	Location      *string `json:"location"`
-	Company       *string `json:"company"`
-	CompanyDomain *string `json:"company_domain"`
-	JobTitle      *string `json:"job_title"`
-	Followers     *int64  `json:"followers"`
+	FirstName     *string      `json:"first_name"`
+	LastName      *string      `json:"last_name"`
+	PronetURL     *string      `json:"pronet_url"`
+	Location      *string      `json:"location"`
+	Company       *string      `json:"company"`
+	CompanyDomain *string      `json:"company_domain"`
+	JobTitle      *string      `json:"job_title"`
+	Followers     *int64       `json:"followers"`
 	Post          *mappingPost `json:"post"`
-	Engagement *struct {
+	Engagement    *struct {
 		Type string `json:"type"`
 	} `json:"engagement"`
 }
