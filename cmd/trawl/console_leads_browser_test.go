@@ -93,23 +93,26 @@ func TestConsoleLeadsInBrowser(t *testing.T) {
 		}
 		b.checkSignedIn("Leads with a bad value")
 
-		// The query the API answers: the same people, in the same order.
-		all := mapping(map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30, "page_size": 50})
-		if all.Total == 0 {
+		// The query the API answers: the same people, in the same order, a
+		// page of the API's default size, and its next page.
+		first := mapping(map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30})
+		if first.Total == 0 {
 			t.Fatal("the API's mapping finds no one; the test needs the topic's engagers")
 		}
 		b.fill("#engaged_with_days", "30")
-		b.fill("#page_size", "50")
 		b.swap("run the query", "#leads-run", "#leads-table")
 		if q, _ := url.ParseQuery(strings.TrimPrefix(b.eval(`location.search`), "?")); b.path() != "/leads" || q.Get("engaged_with_keywords") != "sales" || q.Get("engaged_with_days") != "30" {
 			t.Errorf("after the query the address is %s?%s, want /leads with the query", b.path(), q.Encode())
 		}
 		people := b.tableLinks()
-		if want := profileURLs(all); !slices.Equal(people, want) {
+		if want := profileURLs(first); !slices.Equal(people, want) {
 			t.Errorf("the table's people (%d) = %v\nthe API's (%d) = %v", len(people), people, len(want), want)
 		}
-		if got := digits(b.text("#leads-total")); got != strconv.FormatInt(all.Total, 10) {
-			t.Errorf("#leads-total = %q, the API's total %d", got, all.Total)
+		if got := digits(b.text("#leads-total")); got != strconv.FormatInt(first.Total, 10) {
+			t.Errorf("#leads-total = %q, the API's total %d", got, first.Total)
+		}
+		if aria := b.eval(`document.getElementById('engaged_with_days').getAttribute('aria-invalid') || ''`); aria != "" || b.count(".field-error") != 0 {
+			t.Errorf("after a good query the form still shows an error (aria-invalid %q, %d .field-error)", aria, b.count(".field-error"))
 		}
 		b.checkSignedIn("Leads results")
 		b.screenshot("leads")
@@ -119,6 +122,21 @@ func TestConsoleLeadsInBrowser(t *testing.T) {
 		if again := b.tableLinks(); !slices.Equal(again, people) {
 			t.Errorf("the result page's address opened anew shows %v, want %v", again, people)
 		}
+		if more := first.Total > int64(len(first.Results)); more != (b.count(`#leads-results a[rel="next"]`) > 0) {
+			t.Errorf("%d of %d people on page 1, a next page link: %v", len(first.Results), first.Total, !more)
+		} else if more {
+			second := mapping(map[string]any{"engaged_with_keywords": []string{"sales"}, "engaged_with_days": 30, "page": 2})
+			b.eval(`document.getElementById('leads-results').dataset.old = 'yes', ''`)
+			b.swap("next page", `#leads-results a[rel="next"]`, "#leads-results:not([data-old])")
+			if got := b.tableLinks(); !slices.Equal(got, profileURLs(second)) {
+				t.Errorf("page 2 shows %v; the API's page 2 %v", got, profileURLs(second))
+			}
+			if b.count(`#leads-results a[rel="prev"]`) == 0 || b.text("#leads-page") != "2" {
+				t.Errorf("page 2 has no previous page link, or says page %q", b.text("#leads-page"))
+			}
+			b.checkSignedIn("Leads, page 2")
+		}
+		all := first
 
 		// A filter narrows them: the country of the first.
 		country := *all.Results[0].Location
@@ -127,6 +145,8 @@ func TestConsoleLeadsInBrowser(t *testing.T) {
 			t.Fatalf("the API narrowed to %s: %d of %d", country, narrow.Total, all.Total)
 		}
 		b.fill("#location_country", country)
+		b.fill("#page_size", "50")
+		b.fill("#page", "")
 		b.eval(`document.getElementById('leads-results').dataset.old = 'yes', ''`)
 		b.swap("narrow to "+country, "#leads-run", "#leads-results:not([data-old])")
 		var locations []string

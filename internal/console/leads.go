@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/trawlhq/trawl/internal/auth"
 )
@@ -75,7 +76,7 @@ type mappingPost struct {
 }
 
 // postExcerpt is how much of a post's text the table shows, in characters.
-const postExcerpt = 160
+const postExcerpt = 100
 
 // Excerpt is the start of the post's text, for the table.
 func (p mappingPost) Excerpt() string {
@@ -86,6 +87,18 @@ func (p mappingPost) Excerpt() string {
 		return strings.TrimSpace(string(r[:postExcerpt])) + "…"
 	}
 	return *p.Text
+}
+
+// Day is the post's date as the table shows it (the day, UTC); "" when
+// not included.
+func (p mappingPost) Day() string {
+	if p.Date == nil {
+		return ""
+	}
+	if t, err := time.Parse(time.RFC3339, *p.Date); err == nil {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return *p.Date
 }
 
 // DisplayName is the person's name as the table shows it: the names the

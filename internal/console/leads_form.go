@@ -50,9 +50,11 @@ func (f leadsField) Select() bool { return f.Kind == numberField && len(f.Option
 // Number says the field is a typed number.
 func (f leadsField) Number() bool { return f.Kind == numberField && len(f.Options) == 0 }
 
-// leadsGroup is a fieldset of a Leads form.
+// leadsGroup is a fieldset of a Leads form; a Folded one is shut (a
+// <details>) until one of its fields has a value or a message.
 type leadsGroup struct {
 	Legend string
+	Folded bool
 	Fields []leadsField
 }
 
@@ -63,14 +65,14 @@ var companySizes = []string{"1-10", "11-50", "51-200", "201-500", "501-1000", "1
 // share (the spec: "same body rules"), and their paging.
 func firmographicGroups() []leadsGroup {
 	return []leadsGroup{
-		{Legend: "People", Fields: []leadsField{
+		{Legend: "People", Folded: true, Fields: []leadsField{
 			{Name: "job_titles", Label: "Job titles", Hint: "A current title containing one of these; separate with commas."},
 			{Name: "job_titles_excludes", Label: "Job titles to exclude"},
 			{Name: "location_country", Label: "Countries", Hint: "ISO codes (US, DE) or English names."},
 			{Name: "location_excludes", Label: "Countries to exclude"},
 			{Name: "followers", Label: "Follower ranges", Hint: "MIN-MAX or MIN+, such as 1000-5000, 10000+."},
 		}},
-		{Legend: "Companies", Fields: []leadsField{
+		{Legend: "Companies", Folded: true, Fields: []leadsField{
 			{Name: "company_domain_includes", Label: "Company domains", Hint: "acme.com also matches its subdomains."},
 			{Name: "company_domain_excludes", Label: "Company domains to exclude"},
 			{Name: "industries", Label: "Industries"},
@@ -82,11 +84,11 @@ func firmographicGroups() []leadsGroup {
 }
 
 // pagingGroup is the page and its size, as the API pages.
-func pagingGroup(extra ...leadsField) leadsGroup {
-	return leadsGroup{Legend: "Results", Fields: append(extra,
-		leadsField{Name: "page_size", Label: "Per page", Kind: numberField, Options: []string{"10", "25", "50"}, Hint: "Default 10."},
-		leadsField{Name: "page", Label: "Page", Kind: numberField, Hint: "Default 1."},
-	)}
+func pagingGroup() leadsGroup {
+	return leadsGroup{Legend: "Paging", Fields: []leadsField{
+		{Name: "page_size", Label: "Per page", Kind: numberField, Options: []string{"10", "25", "50"}, Hint: "Default 10."},
+		{Name: "page", Label: "Page", Kind: numberField, Hint: "Default 1."},
+	}}
 }
 
 // mappingGroups is every field of POST /v1/social/mapping.
@@ -97,9 +99,10 @@ func mappingGroups() []leadsGroup {
 		{Name: "engaged_with_topic_strength", Label: "Topic strength", Kind: numberField, Hint: "Keyword mentions a post needs, 0 to 5; default 1."},
 	}}}
 	groups = append(groups, firmographicGroups()...)
-	return append(groups, pagingGroup(leadsField{Name: "includes", Label: "Members of each result", Kind: choicesField,
+	groups = append(groups, leadsGroup{Legend: "Members", Folded: true, Fields: []leadsField{{Name: "includes", Label: "Members of each result", Kind: choicesField,
 		Hint: "Default every member.", Options: []string{"first_name", "last_name", "pronet_url", "avatar", "location", "company", "company_domain",
-			"job_title", "followers", "post.text", "post.url", "post.date", "post.likes", "post.comments", "engagement.type"}}))
+			"job_title", "followers", "post.text", "post.url", "post.date", "post.likes", "post.comments", "engagement.type"}}}})
+	return append(groups, pagingGroup())
 }
 
 // creatorsGroups is every field of POST /v1/discover/creators.
@@ -197,6 +200,10 @@ func (in leadsInput) Other() string {
 // inputGroup is a fieldset as the form shows it.
 type inputGroup struct {
 	Legend string
+	Folded bool
+	// Set counts the inputs with a value or a message: a folded group
+	// opens when any has.
+	Set    int
 	Inputs []leadsInput
 }
 
@@ -205,7 +212,7 @@ type inputGroup struct {
 func formInputs(groups []leadsGroup, q url.Values, p apiProblem) []inputGroup {
 	out := make([]inputGroup, 0, len(groups))
 	for _, g := range groups {
-		ig := inputGroup{Legend: g.Legend}
+		ig := inputGroup{Legend: g.Legend, Folded: g.Folded}
 		for _, f := range g.Fields {
 			in := leadsInput{leadsField: f, Value: strings.Join(q[f.Name], ", "), Error: p.At(f.Name)}
 			if f.Kind == choicesField {
@@ -213,6 +220,9 @@ func formInputs(groups []leadsGroup, q url.Values, p apiProblem) []inputGroup {
 				for _, v := range splitList(q[f.Name]) {
 					in.Checked[v] = true
 				}
+			}
+			if in.Value != "" || in.Error.Message != "" {
+				ig.Set++
 			}
 			ig.Inputs = append(ig.Inputs, in)
 		}
