@@ -44,7 +44,14 @@ func (t leadsTool) denied(s session) string {
 		return lacks(t.Perm)
 	}
 	if t.Feature != "" && !s.p.Account.Plan.Allows(t.Feature) {
-		return "The " + string(s.p.Account.Plan) + " plan does not include " + string(t.Feature) + "."
+		var with []string
+		for _, p := range auth.Plans() {
+			if p.Allows(t.Feature) {
+				with = append(with, string(p))
+			}
+		}
+		// The API's words for the same refusal (PLAN_REQUIRED).
+		return "The " + string(s.p.Account.Plan) + " plan does not include " + string(t.Feature) + "; it needs " + strings.Join(with, " or ") + "."
 	}
 	return ""
 }
