@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/trawlhq/trawl/internal/store"
@@ -44,6 +45,8 @@ func TestConsoleLeadsInBrowser(t *testing.T) {
 			}
 			return len(es) > 0
 		})
+		// Paused, the topic collects no more: the answers compared below stay put.
+		mustDo(t, c, http.MethodPatch, "/v1/topics/"+tp.ID, map[string]any{"status": "PAUSED"}, 200)
 		mapping := func(body map[string]any) mappingAnswer {
 			t.Helper()
 			var a mappingAnswer
@@ -113,6 +116,10 @@ func TestConsoleLeadsInBrowser(t *testing.T) {
 		}
 		if aria := b.eval(`document.getElementById('engaged_with_days').getAttribute('aria-invalid') || ''`); aria != "" || b.count(".field-error") != 0 {
 			t.Errorf("after a good query the form still shows an error (aria-invalid %q, %d .field-error)", aria, b.count(".field-error"))
+		}
+		// While a query runs, htmx shows the form's progress indicator.
+		if v := b.eval(`(f => { const i = document.querySelector(f.getAttribute('hx-indicator')); return i && i.matches('.htmx-indicator[role="status"]') && i.querySelector('progress') ? 'ok' : 'none' })(document.getElementById('leads-form'))`); v != "ok" {
+			t.Errorf("the form's hx-indicator is no progress indicator: %s", v)
 		}
 		b.checkSignedIn("Leads results")
 		b.screenshot("leads")
@@ -209,6 +216,20 @@ func TestConsoleLeadsInBrowser(t *testing.T) {
 		if int64(len(creatorRecords)) != creators.Total+1 || firstOf(firstRecord(creatorRecords)) != "name" {
 			t.Errorf("the creators CSV: %d records, header %v; want %d with a header", len(creatorRecords), firstRecord(creatorRecords), creators.Total+1)
 		}
+
+		// Without JavaScript the form is a plain GET and the answer a whole page.
+		if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Call(tb.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
+		b.open("/leads", "#leads-form")
+		b.fill("#engaged_with_keywords", "sales")
+		b.fill("#engaged_with_days", "30")
+		b.submit("social mapping without JavaScript", "#leads-run", "#leads-table")
+		if got := b.tableLinks(); b.path() != "/leads" || !slices.Equal(got, people) {
+			t.Errorf("without JavaScript, %s shows %v; want /leads with %v", b.path(), got, people)
+		}
+		b.tab.checkClean(t, "Leads without JavaScript")
 	})
 }
 

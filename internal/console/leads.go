@@ -255,10 +255,16 @@ func pageLink(path string, q url.Values, page int) string {
 	return path + "?" + p.Encode()
 }
 
+// cloneValues copies a query for a link, without its empty values (an
+// empty field is left out of the body anyway): shorter links, same query.
 func cloneValues(q url.Values) url.Values {
 	out := make(url.Values, len(q))
-	for k, v := range q {
-		out[k] = append([]string(nil), v...)
+	for k, vs := range q {
+		for _, v := range vs {
+			if v != "" {
+				out[k] = append(out[k], v)
+			}
+		}
 	}
 	return out
 }
