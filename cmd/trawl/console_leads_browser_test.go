@@ -124,6 +124,24 @@ func TestConsoleLeadsInBrowser(t *testing.T) {
 		b.checkSignedIn("Leads results")
 		b.screenshot("leads")
 
+		// Its CSV holds every page, in the API's order: page 1's people first.
+		everyone := b.fetchCSV("#leads-csv")
+		seen := map[string]bool{}
+		for _, r := range everyone[1:] {
+			seen[r[2]] = true
+		}
+		if int64(len(everyone)-1) != first.Total || int64(len(seen)) != first.Total || len(everyone) <= len(people) {
+			t.Errorf("the CSV of every page has %d rows (%d people) for the API's %d", len(everyone)-1, len(seen), first.Total)
+		} else {
+			var head []string
+			for _, r := range everyone[1 : len(people)+1] {
+				head = append(head, r[2])
+			}
+			if !slices.Equal(head, people) {
+				t.Errorf("the CSV starts with %v; the table's page 1 is %v", head, people)
+			}
+		}
+
 		// The result page's address is the query: opened anew, the same table.
 		b.open(b.eval(`location.pathname + location.search`), "#leads-table")
 		if again := b.tableLinks(); !slices.Equal(again, people) {
