@@ -33,6 +33,10 @@ func (c *Console) routes(mux *http.ServeMux) {
 	// Topics
 
 	// Leads
+	mux.HandleFunc("GET /leads", c.signedIn(c.mappingPage))
+	mux.HandleFunc("GET /leads.csv", c.signedIn(c.mappingCSV))
+	mux.HandleFunc("GET /leads/creators", c.signedIn(c.creatorsPage))
+	mux.HandleFunc("GET /leads/creators.csv", c.signedIn(c.creatorsCSV))
 
 	// Workflows
 
