@@ -24,6 +24,16 @@ func (c *Console) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /searches/{id}/results.csv", c.signedIn(c.resultsCSV))
 
 	// Topics
+	mux.HandleFunc("GET /topics", c.signedIn(c.topicsList))
+	mux.HandleFunc("GET /topics/new", c.signedIn(c.topicNew))
+	mux.HandleFunc("POST /topics", c.signedIn(c.topicCreate))
+	mux.HandleFunc("GET /topics/{id}", c.signedIn(c.topicShow))
+	mux.HandleFunc("POST /topics/{id}/status", c.signedIn(c.topicStatus))
+	mux.HandleFunc("POST /topics/{id}/name", c.signedIn(c.topicRename))
+	mux.HandleFunc("POST /topics/{id}/delete", c.signedIn(c.topicDelete))
+	mux.HandleFunc("GET /topics/{id}/engagers", c.signedIn(c.topicEngagers))
+	mux.HandleFunc("GET /topics/{id}/engagers.csv", c.signedIn(c.topicEngagersCSV))
+	mux.HandleFunc("GET /topics/{id}/posts/{post_id}", c.signedIn(c.topicPostEngagers))
 
 	// Leads
 
