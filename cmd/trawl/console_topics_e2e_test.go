@@ -108,6 +108,22 @@ func TestConsoleTopicsAccess(t *testing.T) {
 			t.Errorf("rename = %d, the API's name %q", resp.StatusCode, getTopic(t, writer, id).Name)
 		}
 
+		// The credits of another period: a bad bound is the API's message at
+		// its input; a good one is the API's figures for it.
+		wantFrom := apiFieldMessage(t, do(t, writer, http.MethodGet, "/v1/topics/"+id+"/credits-summary?from=yesterday", nil), "query.from")
+		resp, page = w.do("GET", "/topics/"+id+"?from=yesterday", nil)
+		if got := fieldError(page, "from"); resp.StatusCode != http.StatusBadRequest || got != wantFrom || !strings.Contains(page, `id="topic-posts"`) {
+			t.Errorf("a topic with from=yesterday = %d, #from-error %q; want 400, the API's %q and the rest of the page", resp.StatusCode, got, wantFrom)
+		}
+		wantTo := apiFieldMessage(t, do(t, writer, http.MethodGet, "/v1/topics/"+id+"/credits-summary?from=2026-02-01&to=2026-01-01", nil), "query.to")
+		if _, page = w.do("GET", "/topics/"+id+"?from=2026-02-01&to=2026-01-01", nil); fieldError(page, "to") != wantTo {
+			t.Errorf("#to-error = %q, want the API's %q", fieldError(page, "to"), wantTo)
+		}
+		resp, page = w.do("GET", "/topics/"+id+"?from=2026-01-01&to=2026-01-31", nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<time datetime="2026-01-01T00:00:00.000Z">`) || !strings.Contains(page, `<dd id="credits-total">0</dd>`) {
+			t.Errorf("a topic's credits in January = %d\n%s", resp.StatusCode, page)
+		}
+
 		// Stopped is final: resuming shows the API's refusal on the page.
 		if resp, _ = w.do("POST", "/topics/"+id+"/status", url.Values{"csrf": {csrf}, "status": {"STOPPED"}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("stop = %d", resp.StatusCode)

@@ -57,9 +57,11 @@ type creditsSummary struct {
 
 type topicData struct {
 	Topic topicOut
-	// Credits is nil when the API refused it; CreditsProblem says why.
+	// Credits is nil when the API refused it; CreditsProblem says why,
+	// at the period form's from and to when they are the cause.
 	Credits        *creditsSummary
-	CreditsProblem string
+	CreditsProblem apiProblem
+	From, To       string
 	Posts          []topicPost
 	PostsTotal     int64
 	PostsProblem   string
@@ -115,11 +117,22 @@ func (c *Console) topicPage(w http.ResponseWriter, r *http.Request, s session, s
 	if name != nil {
 		d.Name = *name
 	}
-	if a, err := c.api(r, s, http.MethodGet, topicPath(r)+"/credits-summary", nil, nil); err != nil {
+	// The credits' period: the billing period unless the visitor asks another.
+	period := url.Values{}
+	for _, name := range []string{"from", "to"} {
+		if v := r.URL.Query().Get(name); v != "" {
+			period.Set(name, v)
+		}
+	}
+	d.From, d.To = period.Get("from"), period.Get("to")
+	if a, err := c.api(r, s, http.MethodGet, topicPath(r)+"/credits-summary", period, nil); err != nil {
 		c.serverError(w, r, err)
 		return
 	} else if !a.OK() {
-		d.CreditsProblem = a.Problem().Message
+		d.CreditsProblem = a.Problem().Place("from", "to")
+		if status == http.StatusOK && a.Status == http.StatusBadRequest {
+			status = a.Status
+		}
 	} else {
 		var sum creditsSummary
 		if err := a.Data(&sum); err != nil {
@@ -147,7 +160,7 @@ func (c *Console) topicPage(w http.ResponseWriter, r *http.Request, s session, s
 			return
 		}
 		d.Posts, d.PostsTotal = body.Data, body.Pagination.TotalCount
-		d.Pages = pagerOf(body.Pagination, consolePath(r), url.Values{})
+		d.Pages = pagerOf(body.Pagination, consolePath(r), period)
 	}
 	v := s.view(t.Name, "topics")
 	v.Data = d
