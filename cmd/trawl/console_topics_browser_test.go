@@ -252,7 +252,9 @@ func TestConsoleTopicsInBrowser(t *testing.T) {
 		if s := b.text("#topic-status"); s != "ACTIVE" || getTopic(t, c, id).Status != "ACTIVE" {
 			t.Errorf("after Resume: #topic-status %q, API %q", s, getTopic(t, c, id).Status)
 		}
-		b.submit("stop", "#stop", "#topic-status")
+		b.navigateBy("stop", chromedp.Click(chromedp.ID("stop")), "#confirm-stop")
+		b.checkSignedIn("stop, confirm")
+		b.submit("confirm stop", "#confirm-stop", "#topic-status")
 		if s := b.text("#topic-status"); s != "STOPPED" || getTopic(t, c, id).Status != "STOPPED" || !strings.Contains(b.text("#flash"), "stopped") {
 			t.Errorf("after Stop: #topic-status %q, API %q, #flash %q", s, getTopic(t, c, id).Status, b.text("#flash"))
 		}
@@ -274,7 +276,9 @@ func TestConsoleTopicsInBrowser(t *testing.T) {
 
 		// Delete: gone from the list and from the API.
 		b.open("/topics/"+id, "#delete")
-		b.submit("delete", "#delete", "#topics")
+		b.navigateBy("delete", chromedp.Click(chromedp.ID("delete")), "#confirm-delete")
+		b.checkSignedIn("delete, confirm")
+		b.submit("confirm delete", "#confirm-delete", "#topics")
 		b.wantPath("/topics")
 		if !strings.Contains(b.text("#flash"), "deleted") {
 			t.Errorf("#flash after Delete = %q", b.text("#flash"))

@@ -154,7 +154,11 @@ func TestConsoleTopicsAccess(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="topic-actions-denied"`) || strings.Contains(page, `id="delete"`) || !strings.Contains(page, `id="topic-posts"`) {
 			t.Errorf("a topic for a reader = %d\n%s", resp.StatusCode, page)
 		}
-		resp, page = r.do("POST", "/topics/"+id+"/delete", url.Values{"csrf": {r.csrf(page)}})
+		readerCSRF := r.csrf(page)
+		if resp, page := r.do("GET", "/topics/"+id+"/delete", nil); resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "lacks the permission topics:write") {
+			t.Errorf("a reader's delete confirmation = %d", resp.StatusCode)
+		}
+		resp, page = r.do("POST", "/topics/"+id+"/delete", url.Values{"csrf": {readerCSRF}})
 		if resp.StatusCode != http.StatusForbidden || refusal == nil || !strings.Contains(page, html.EscapeString(refusal.Message)) {
 			t.Errorf("a reader's forced delete = %d; want 403 with the API's %v", resp.StatusCode, refusal)
 		}

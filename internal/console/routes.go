@@ -30,6 +30,8 @@ func (c *Console) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /topics/{id}", c.signedIn(c.topicShow))
 	mux.HandleFunc("POST /topics/{id}/status", c.signedIn(c.topicStatus))
 	mux.HandleFunc("POST /topics/{id}/name", c.signedIn(c.topicRename))
+	mux.HandleFunc("GET /topics/{id}/stop", c.signedIn(c.topicConfirmStop))
+	mux.HandleFunc("GET /topics/{id}/delete", c.signedIn(c.topicConfirmDelete))
 	mux.HandleFunc("POST /topics/{id}/delete", c.signedIn(c.topicDelete))
 	mux.HandleFunc("GET /topics/{id}/engagers", c.signedIn(c.topicEngagers))
 	mux.HandleFunc("GET /topics/{id}/engagers.csv", c.signedIn(c.topicEngagersCSV))

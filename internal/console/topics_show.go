@@ -243,3 +243,32 @@ func (c *Console) topicDelete(w http.ResponseWriter, r *http.Request, s session)
 	}
 	c.done(w, r, "/topics", "Topic "+t.Name+" deleted: it collects no more.")
 }
+
+type topicConfirmData struct {
+	Topic  topicOut
+	Delete bool
+}
+
+// topicConfirmStop and topicConfirmDelete ask before what cannot be undone:
+// a page whose one form does it (no script needed).
+func (c *Console) topicConfirmStop(w http.ResponseWriter, r *http.Request, s session) {
+	c.topicConfirm(w, r, s, false)
+}
+
+func (c *Console) topicConfirmDelete(w http.ResponseWriter, r *http.Request, s session) {
+	c.topicConfirm(w, r, s, true)
+}
+
+func (c *Console) topicConfirm(w http.ResponseWriter, r *http.Request, s session, del bool) {
+	t, ok := c.readTopic(w, r, s)
+	if !ok || !c.need(w, r, s, auth.PermTopicsWrite) {
+		return
+	}
+	title := "Stop " + t.Name
+	if del {
+		title = "Delete " + t.Name
+	}
+	v := s.view(title, "topics")
+	v.Data = topicConfirmData{Topic: t, Delete: del}
+	c.render(w, http.StatusOK, "topic-confirm", v)
+}
