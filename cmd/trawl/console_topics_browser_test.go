@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/trawlhq/trawl/client"
@@ -145,7 +146,7 @@ func TestConsoleTopicsInBrowser(t *testing.T) {
 		// A bad filter: the API's message at its input.
 		badCountry := apiFieldMessage(t, do(t, c, http.MethodGet, "/v1/topics/"+id+"/engagements?country=Atlantis", nil), "query.country")
 		b.fill("#country", "Atlantis")
-		b.submit("filter by a bad country", "#filter-engagers", "#country-error")
+		b.swap("filter by a bad country", "#filter-engagers", "#country-error")
 		if got := b.text("#country-error"); got != badCountry {
 			t.Errorf("#country-error = %q, want the API's %q", got, badCountry)
 		}
@@ -168,7 +169,7 @@ func TestConsoleTopicsInBrowser(t *testing.T) {
 		filteredPage := topicEngagersPaging(t, c, id, "job_title="+url.QueryEscape(word))
 		b.fill("#country", "")
 		b.fill("#job_title", word)
-		b.submit("filter by job title", "#filter-engagers", "#engagers")
+		b.swap("filter by job title", "#filter-engagers", "#engagers")
 		if got := digits(b.text("#engagers-total")); got != strconv.FormatInt(filteredPage.TotalCount, 10) || filteredPage.TotalCount == 0 {
 			t.Errorf("#engagers-total with job_title %q = %q, the API says %d", word, got, filteredPage.TotalCount)
 		}
@@ -227,7 +228,7 @@ func TestConsoleTopicsInBrowser(t *testing.T) {
 			t.Logf("%d engagers fit one page: paging not exercised", allPage.TotalCount)
 		} else {
 			first := b.text("#engagers tbody tr")
-			b.navigateBy("the next page", chromedp.Click(chromedp.CSS(`a[rel="next"]`)), "#engagers")
+			b.swap("the next page", `a[rel="next"]`, `a[rel="first"]`)
 			if next := b.text("#engagers tbody tr"); next == "" || next == first {
 				t.Errorf("the next page's first row %q (the first page's: %q)", next, first)
 			}
@@ -239,6 +240,21 @@ func TestConsoleTopicsInBrowser(t *testing.T) {
 			if n := b.eval(`document.querySelector('a[rel="next"]').getAttribute('href')`); !strings.Contains(n, "job_title="+url.QueryEscape(word)) {
 				t.Errorf("the filtered next page link %q drops the filter", n)
 			}
+		}
+
+		// Without JavaScript the filters are a plain GET form: a page load.
+		if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Call(tb.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
+		b.open("/topics/"+id+"/engagers", "#engagers")
+		b.fill("#job_title", word)
+		b.submit("filter without JavaScript", "#filter-engagers", "#engagers")
+		if got := digits(b.text("#engagers-total")); got != strconv.FormatInt(filteredPage.TotalCount, 10) {
+			t.Errorf("without JavaScript #engagers-total with job_title %q = %q, the API says %d", word, got, filteredPage.TotalCount)
+		}
+		if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+			t.Fatal(err)
 		}
 
 		// Pause, resume, stop: each the API's status, said once.

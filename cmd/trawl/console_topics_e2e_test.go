@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"html"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -164,6 +165,21 @@ func TestConsoleTopicsAccess(t *testing.T) {
 		}
 		if resp, _ = r.do("GET", "/topics/"+id+"/engagers?country=DE", nil); resp.StatusCode != http.StatusOK {
 			t.Errorf("a reader's engagers = %d", resp.StatusCode)
+		}
+
+		// Asked by htmx, the filters and the list alone, a refusal too (200,
+		// which htmx swaps), with the API's message at the input.
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+"/topics/"+id+"/engagers?country=Atlantis&job_title=", nil)
+		req.Header.Set("HX-Request", "true")
+		hx, err := r.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fragment, _ := io.ReadAll(hx.Body)
+		hx.Body.Close()
+		wantCountry := apiFieldMessage(t, do(t, writer, http.MethodGet, "/v1/topics/"+id+"/engagements?country=Atlantis", nil), "query.country")
+		if f := strings.TrimSpace(string(fragment)); hx.StatusCode != http.StatusOK || !strings.HasPrefix(f, `<div id="engagers-query">`) || strings.Contains(f, "<html") || fieldError(f, "country") != wantCountry {
+			t.Errorf("htmx's bad filter = %d\n%s", hx.StatusCode, f)
 		}
 
 		// No topics:read, another account's topic, a plan without topics:

@@ -127,6 +127,12 @@ func (c *Console) topicEngagers(w http.ResponseWriter, r *http.Request, s sessio
 	}
 	v := s.view(t.Name+" · engagers", "topics")
 	v.Data = d
+	// htmx swaps the filters and the list alone, a refusal too (it swaps
+	// only 2xx answers); going back in history asks for the whole page.
+	if r.Header.Get("HX-Request") != "" && r.Header.Get("HX-History-Restore-Request") == "" {
+		c.renderBlock(w, http.StatusOK, "topic-engagers", "engagers-query", v)
+		return
+	}
 	c.render(w, status, "topic-engagers", v)
 }
 
