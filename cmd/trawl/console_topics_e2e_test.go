@@ -138,6 +138,18 @@ func TestConsoleTopicsAccess(t *testing.T) {
 			t.Error("a stopped topic's page offers to pause or resume it")
 		}
 
+		// The list by status; a status the API does not know is its 400.
+		if _, page = w.do("GET", "/topics?status=STOPPED", nil); !strings.Contains(page, `<a href="/topics/`+id+`">Ops radar</a>`) {
+			t.Errorf("/topics?status=STOPPED lacks the stopped topic\n%s", page)
+		}
+		if _, page = w.do("GET", "/topics?status=ACTIVE", nil); strings.Contains(page, `href="/topics/`+id+`"`) || !strings.Contains(page, `id="no-topics"`) {
+			t.Errorf("/topics?status=ACTIVE lists the stopped topic\n%s", page)
+		}
+		badStatus := do(t, writer, http.MethodGet, "/v1/topics?status=SLEEPING", nil).Err()
+		if resp, page = w.do("GET", "/topics?status=SLEEPING", nil); badStatus == nil || resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, html.EscapeString(badStatus.Message)) {
+			t.Errorf("/topics?status=SLEEPING = %d; want 400 with the API's %v", resp.StatusCode, badStatus)
+		}
+
 		// topics:read only: everything shown, the writes replaced by the
 		// permission's message; a write forced through is the API's refusal.
 		r := newConsoleBrowser(t, ts.URL)
