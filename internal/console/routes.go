@@ -31,6 +31,18 @@ func (c *Console) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /searches/{id}/delete", c.signedIn(c.postSearchDelete))
 
 	// Topics
+	mux.HandleFunc("GET /topics", c.signedIn(c.topicsList))
+	mux.HandleFunc("GET /topics/new", c.signedIn(c.topicNew))
+	mux.HandleFunc("POST /topics", c.signedIn(c.topicCreate))
+	mux.HandleFunc("GET /topics/{id}", c.signedIn(c.topicShow))
+	mux.HandleFunc("POST /topics/{id}/status", c.signedIn(c.topicStatus))
+	mux.HandleFunc("POST /topics/{id}/name", c.signedIn(c.topicRename))
+	mux.HandleFunc("GET /topics/{id}/stop", c.signedIn(c.topicConfirmStop))
+	mux.HandleFunc("GET /topics/{id}/delete", c.signedIn(c.topicConfirmDelete))
+	mux.HandleFunc("POST /topics/{id}/delete", c.signedIn(c.topicDelete))
+	mux.HandleFunc("GET /topics/{id}/engagers", c.signedIn(c.topicEngagers))
+	mux.HandleFunc("GET /topics/{id}/engagers.csv", c.signedIn(c.topicEngagersCSV))
+	mux.HandleFunc("GET /topics/{id}/posts/{post_id}", c.signedIn(c.topicPostEngagers))
 
 	// Leads
 	mux.HandleFunc("GET /leads", c.signedIn(c.mappingPage))
