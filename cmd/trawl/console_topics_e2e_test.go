@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -57,7 +56,7 @@ func TestConsoleTopicsAccess(t *testing.T) {
 			{url.Values{"name": {"Kind"}, "keywords": {"sales"}, "content_type": {"gifs"}}, "content_type",
 				map[string]any{"name": "Kind", "keywords": []string{"sales"}, "content_type": "gifs"}, "body.content_type"},
 		} {
-			want := apiFieldMessage(t, do(t, writer, http.MethodPost, "/v1/topics", bad.body), bad.field)
+			want := apiFieldMessage(t, bodyOf(do(t, writer, http.MethodPost, "/v1/topics", bad.body)), bad.field)
 			bad.form.Set("csrf", csrf)
 			resp, page := w.do("POST", "/topics", bad.form)
 			if got := fieldError(page, bad.input); resp.StatusCode < 400 || got != want {
@@ -100,7 +99,7 @@ func TestConsoleTopicsAccess(t *testing.T) {
 		}
 
 		// Rename to nothing: the API's message at the name.
-		wantName := apiFieldMessage(t, do(t, writer, http.MethodPatch, "/v1/topics/"+id, map[string]any{"name": " "}), "body.name")
+		wantName := apiFieldMessage(t, bodyOf(do(t, writer, http.MethodPatch, "/v1/topics/"+id, map[string]any{"name": " "})), "body.name")
 		resp, page = w.do("POST", "/topics/"+id+"/name", url.Values{"csrf": {csrf}, "name": {" "}})
 		if got := fieldError(page, "name"); resp.StatusCode != http.StatusBadRequest || got != wantName {
 			t.Errorf("rename to blank = %d, #name-error %q; want 400 and the API's %q", resp.StatusCode, got, wantName)
@@ -111,12 +110,12 @@ func TestConsoleTopicsAccess(t *testing.T) {
 
 		// The credits of another period: a bad bound is the API's message at
 		// its input; a good one is the API's figures for it.
-		wantFrom := apiFieldMessage(t, do(t, writer, http.MethodGet, "/v1/topics/"+id+"/credits-summary?from=yesterday", nil), "query.from")
+		wantFrom := apiFieldMessage(t, bodyOf(do(t, writer, http.MethodGet, "/v1/topics/"+id+"/credits-summary?from=yesterday", nil)), "query.from")
 		resp, page = w.do("GET", "/topics/"+id+"?from=yesterday", nil)
 		if got := fieldError(page, "from"); resp.StatusCode != http.StatusBadRequest || got != wantFrom || !strings.Contains(page, `id="topic-posts"`) {
 			t.Errorf("a topic with from=yesterday = %d, #from-error %q; want 400, the API's %q and the rest of the page", resp.StatusCode, got, wantFrom)
 		}
-		wantTo := apiFieldMessage(t, do(t, writer, http.MethodGet, "/v1/topics/"+id+"/credits-summary?from=2026-02-01&to=2026-01-01", nil), "query.to")
+		wantTo := apiFieldMessage(t, bodyOf(do(t, writer, http.MethodGet, "/v1/topics/"+id+"/credits-summary?from=2026-02-01&to=2026-01-01", nil)), "query.to")
 		if _, page = w.do("GET", "/topics/"+id+"?from=2026-02-01&to=2026-01-01", nil); fieldError(page, "to") != wantTo {
 			t.Errorf("#to-error = %q, want the API's %q", fieldError(page, "to"), wantTo)
 		}
@@ -189,7 +188,7 @@ func TestConsoleTopicsAccess(t *testing.T) {
 		}
 		fragment, _ := io.ReadAll(hx.Body)
 		hx.Body.Close()
-		wantCountry := apiFieldMessage(t, do(t, writer, http.MethodGet, "/v1/topics/"+id+"/engagements?country=Atlantis", nil), "query.country")
+		wantCountry := apiFieldMessage(t, bodyOf(do(t, writer, http.MethodGet, "/v1/topics/"+id+"/engagements?country=Atlantis", nil)), "query.country")
 		if f := strings.TrimSpace(string(fragment)); hx.StatusCode != http.StatusOK || !strings.HasPrefix(f, `<div id="engagers-query">`) || strings.Contains(f, "<html") || fieldError(f, "country") != wantCountry {
 			t.Errorf("htmx's bad filter = %d\n%s", hx.StatusCode, f)
 		}
@@ -228,16 +227,4 @@ func cliKey(t *testing.T, ts *testServer, accountID, perms string) string {
 		t.Fatalf("keys create printed %q", out)
 	}
 	return key.Key
-}
-
-var fieldErrorRe = regexp.MustCompile(`<p class="field-error" id="([^"]+)-error">([^<]*)</p>`)
-
-// fieldError is the message a page shows at the input id ("" when none).
-func fieldError(page, id string) string {
-	for _, m := range fieldErrorRe.FindAllStringSubmatch(page, -1) {
-		if m[1] == id {
-			return html.UnescapeString(m[2])
-		}
-	}
-	return ""
 }

@@ -127,20 +127,6 @@ func fieldNames(groups []leadsGroup) []string {
 	return names
 }
 
-// splitList is a typed list's items: split on commas and newlines, each
-// trimmed; the empty pieces a trailing comma or blank line leaves go.
-func splitList(values []string) []string {
-	var out []string
-	for _, v := range values {
-		for _, item := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
-			if item = strings.TrimSpace(item); item != "" {
-				out = append(out, item)
-			}
-		}
-	}
-	return out
-}
-
 // formBody is the API body of the form's query: each field the query gives,
 // by its kind; fields left empty are left out (the API's defaults apply).
 func formBody(groups []leadsGroup, q url.Values) map[string]any {
@@ -149,7 +135,7 @@ func formBody(groups []leadsGroup, q url.Values) map[string]any {
 		for _, f := range g.Fields {
 			switch f.Kind {
 			case listField, choicesField:
-				if items := splitList(q[f.Name]); len(items) > 0 {
+				if items := splitList(q[f.Name]...); len(items) > 0 {
 					body[f.Name] = items
 				}
 			case numberField:
@@ -217,7 +203,7 @@ func formInputs(groups []leadsGroup, q url.Values, p apiProblem) []inputGroup {
 			in := leadsInput{leadsField: f, Value: strings.Join(q[f.Name], ", "), Error: p.At(f.Name)}
 			if f.Kind == choicesField {
 				in.Checked = map[string]bool{}
-				for _, v := range splitList(q[f.Name]) {
+				for _, v := range splitList(q[f.Name]...) {
 					in.Checked[v] = true
 				}
 			}

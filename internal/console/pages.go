@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/trawlhq/trawl/internal/auth"
 )
@@ -28,4 +29,18 @@ func (c *Console) need(w http.ResponseWriter, r *http.Request, s session, p auth
 	}
 	c.message(w, r, http.StatusForbidden, "Not allowed", lacks(p))
 	return false
+}
+
+// splitList is a list input's items (topics, leads): split on commas and newlines, each
+// trimmed; the empty pieces a trailing comma or blank line leaves go.
+func splitList(values ...string) []string {
+	var out []string
+	for _, v := range values {
+		for _, item := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
 }

@@ -189,20 +189,6 @@ func (c *Console) topicNew(w http.ResponseWriter, r *http.Request, s session) {
 	c.topicNewPage(w, s, http.StatusOK, topicForm{}, apiProblem{})
 }
 
-// splitList is a list input's items: one per line or comma-separated.
-// Empty items go (a trailing comma); the API judges the rest.
-func splitList(s string) []string {
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		for _, item := range strings.Split(line, ",") {
-			if item = strings.TrimSpace(item); item != "" {
-				out = append(out, item)
-			}
-		}
-	}
-	return out
-}
-
 // body is the form as POST /v1/topics's body: what is left empty is left
 // out (the API's default); max_results goes as typed when it is no number,
 // so the API names the problem.
