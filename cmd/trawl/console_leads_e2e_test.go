@@ -99,7 +99,7 @@ func TestConsoleLeadsEndToEnd(t *testing.T) {
 		nb.signIn(key.Key)
 		for path, perm := range map[string]string{"/leads": "social:mapping:read", "/leads/creators": "discover:creators:read", "/leads.csv?engaged_with_keywords=x": "social:mapping:read"} {
 			resp, page := nb.do("GET", path, nil)
-			if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "This key lacks the permission "+perm+".") || strings.Contains(page, `id="leads-form"`) {
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "The API key lacks the permission "+perm+".") || strings.Contains(page, `id="leads-form"`) {
 				t.Errorf("GET %s without %s = %d:\n%s", path, perm, resp.StatusCode, page)
 			}
 		}

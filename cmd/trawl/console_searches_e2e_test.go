@@ -177,7 +177,7 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 		}
 		ro := newConsoleBrowser(t, ts.URL)
 		ro.signIn(key.Key)
-		const denied = "This key lacks the permission searches:write."
+		const denied = "The API key lacks the permission searches:write."
 		_, page = ro.do("GET", "/searches/new", nil)
 		if !strings.Contains(page, denied) || strings.Contains(page, `id="save"`) || !strings.Contains(page, `id="preview-button"`) {
 			t.Fatalf("the create page for a read-only key:\n%s", page)

@@ -148,6 +148,12 @@ func MessageKeyExpired(at time.Time) string {
 	return "The API key expired at " + at.UTC().Format("2006-01-02T15:04:05.000Z") + "."
 }
 
+// MessageLacks is what the API (and the web console) says to a key without
+// the permission p.
+func MessageLacks(p Permission) string {
+	return "The API key lacks the permission " + string(p) + "."
+}
+
 // Status is what a listing shows of a key: revoked, expired or active.
 func (k Key) Status(now time.Time) string {
 	switch {

@@ -25,7 +25,7 @@ func (k Key) MayManageKeys() bool { return slices.Contains(k.Permissions, PermAl
 // only what it holds.
 func (k Key) GrantProblem(perms []Permission, fullArchive bool) (field, msg string) {
 	if !k.MayManageKeys() {
-		return "permissions", "This key lacks the permission *: " + ErrManageKeys.Error() + "."
+		return "permissions", "The API key lacks the permission *: " + ErrManageKeys.Error() + "."
 	}
 	if len(perms) == 0 {
 		return "permissions", "Choose at least one permission."

@@ -397,12 +397,12 @@ func TestConsolePermissions(t *testing.T) {
 		if !strings.Contains(page, "<li><code>topics:read</code></li>") || strings.Contains(page, "<code>searches:read</code>") {
 			t.Errorf("overview does not list the key's one permission:\n%s", page)
 		}
-		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "This key lacks the permission searches:read.") {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "The API key lacks the permission searches:read.") {
 			t.Fatalf("overview with topics:read = %d\n%s", resp.StatusCode, page)
 		}
 		for _, path := range []string{"/searches", "/searches/" + sr.ID, "/searches/" + sr.ID + "/results.csv"} {
 			resp, page := b.do("GET", path, nil)
-			if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "This key lacks the permission searches:read.") || strings.Contains(page, "Mine") {
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "The API key lacks the permission searches:read.") || strings.Contains(page, "Mine") {
 				t.Fatalf("GET %s with topics:read = %d\n%s", path, resp.StatusCode, page)
 			}
 		}

@@ -20,7 +20,7 @@ func keyPermissions(k auth.Key) []string {
 
 // lacks is the message of a page or figure the key may not read: the
 // API's words for the same refusal.
-func lacks(p auth.Permission) string { return "This key lacks the permission " + string(p) + "." }
+func lacks(p auth.Permission) string { return auth.MessageLacks(p) }
 
 // need answers 403 with the permission's message when the key lacks it.
 func (c *Console) need(w http.ResponseWriter, r *http.Request, s session, p auth.Permission) bool {

@@ -72,7 +72,7 @@ func TestConsoleKeys(t *testing.T) {
 			t.Fatalf("sign-in with the new key = %d %s", resp.StatusCode, resp.Header.Get("Location"))
 		}
 		resp, page = reader.do("GET", "/settings/keys", nil)
-		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "This key lacks the permission *.") || strings.Contains(page, `id="keys"`) || strings.Contains(page, f.keyID) {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "The API key lacks the permission *.") || strings.Contains(page, `id="keys"`) || strings.Contains(page, f.keyID) {
 			t.Fatalf("keys page with searches:read = %d\n%s", resp.StatusCode, page)
 		}
 		rtoken := csrf(t, page)
@@ -171,7 +171,7 @@ func TestConsoleOverviewChart(t *testing.T) {
 		reader := f.browser(t)
 		reader.signIn(key)
 		_, page = reader.do("GET", "/", nil)
-		if !strings.Contains(page, `<span id="engagements-today" class="denied">This key lacks the permission topics:read.</span>`) {
+		if !strings.Contains(page, `<span id="engagements-today" class="denied">The API key lacks the permission topics:read.</span>`) {
 			t.Errorf("the overview with searches:read does not say engagements need topics:read:\n%s", page)
 		}
 	})

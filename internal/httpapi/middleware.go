@@ -186,7 +186,7 @@ func (s *Server) authorize(ctx huma.Context, p auth.Principal, next func(huma.Co
 		return
 	}
 	if perm, ok := meta[metaPermission].(auth.Permission); ok && !p.Key.Has(perm) {
-		s.writeHumaError(ctx, forbidden("The API key lacks the permission "+string(perm)+".", []auth.Permission{perm},
+		s.writeHumaError(ctx, forbidden(auth.MessageLacks(perm), []auth.Permission{perm},
 			Detail{Field: "header.x-api-key", Message: "lacks permission " + string(perm)}).
 			WithSuggestion("Use a key created with this permission, or with '*'."))
 		return
