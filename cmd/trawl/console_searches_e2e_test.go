@@ -150,6 +150,28 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/searches/") {
 			t.Fatalf("save = %d %q", resp.StatusCode, loc)
 		}
+		// With a webhook: the signing secret on the answer page (201), once,
+		// never in a cookie; the next page does not show it.
+		hooked := cloneValues(form)
+		hooked.Set("name", "Hooked")
+		hooked.Set("webhook_url", "https://hooks.example.com/trawl")
+		resp, page = b.do("POST", "/searches/new", hooked)
+		secret := regexp.MustCompile(`id="webhook-secret" readonly value="([^"]+)"`).FindStringSubmatch(page)
+		if resp.StatusCode != http.StatusCreated || secret == nil || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("save with a webhook = %d (Cache-Control %q)\n%s", resp.StatusCode, resp.Header.Get("Cache-Control"), page)
+		}
+		for _, ck := range resp.Cookies() {
+			if strings.Contains(ck.Value, secret[1]) || strings.Contains(ck.Value, url.QueryEscape(secret[1])) {
+				t.Errorf("cookie %s carries the webhook secret", ck.Name)
+			}
+		}
+		to := regexp.MustCompile(`id="to-search" href="([^"]+)"`).FindStringSubmatch(page)
+		if to == nil {
+			t.Fatalf("no link to the search on the secret's page:\n%s", page)
+		}
+		if _, next := b.do("GET", to[1], nil); strings.Contains(next, secret[1]) {
+			t.Errorf("the search's page shows the webhook secret again")
+		}
 		// Every member of each create endpoint's body (the API's OpenAPI
 		// document) is an input of the form of its kind.
 		for path, members := range searchCreateMembers(t, ts.URL) {

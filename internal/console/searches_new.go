@@ -112,8 +112,12 @@ func (c *Console) postSearchNew(w http.ResponseWriter, r *http.Request, s sessio
 	}
 	flash := fmt.Sprintf("Search “%s” created for %d credit(s); its first run has started.", created.Name, created.CreditsCharged)
 	if created.WebhookSecret != nil {
-		// Shown once, as the API shows it once: the receiver needs it.
-		flash += " The webhook's signing secret (copy it now, it is not shown again): " + *created.WebhookSecret
+		// Shown once, as the API shows it once, in this answer only (never
+		// in a cookie): the receiver needs it.
+		v := s.view("Search created", "searches")
+		v.Data = map[string]string{"Flash": flash, "Secret": *created.WebhookSecret, "ID": created.ID}
+		c.render(w, http.StatusCreated, "search_secret", v)
+		return
 	}
 	c.done(w, r, "/searches/"+url.PathEscape(created.ID), flash)
 }
