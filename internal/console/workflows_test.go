@@ -54,7 +54,7 @@ func TestEditorFormPlacesTheAPIsMessages(t *testing.T) {
 func TestEditorFormReadsRowsAndRefusesWhatIsNotJSON(t *testing.T) {
 	form := url.Values{"name": {"W"}, "trigger-kind": {"workflows/webhook"}, "trigger-inputs": {""},
 		"action-count": {"3"},
-		"action-0-id": {"gone"}, "action-0-kind": {"builtin:set"}, "action-0-remove": {"1"},
+		"action-0-id":  {"gone"}, "action-0-kind": {"builtin:set"}, "action-0-remove": {"1"},
 		"action-1-id": {"kept"}, "action-1-kind": {"builtin:set"}, "action-1-inputs": {`{"values": {"x": "a > b"}}`}, "action-1-retry-max": {"3"},
 		"action-2-inputs": {"{}"}, // the blank row
 		"edge-count":      {"2"}, "edge-0-from": {"$source"}, "edge-0-to": {"kept"}, "edge-0-cond": {""}}
