@@ -189,6 +189,9 @@ func TestConsoleWorkflowsInBrowser(t *testing.T) {
 		if s := b.text("#enabled-state"); s != "enabled" {
 			t.Errorf("#enabled-state = %q", s)
 		}
+		if href := b.eval(`(document.querySelector("#workflow-executions tbody a") || {getAttribute: () => ""}).getAttribute("href")`); href != "/workflows/"+id+"/executions/"+m[1] {
+			t.Errorf("the editor's latest execution links to %q, want the test run's", href)
+		}
 		if n := b.count("#versions tbody tr"); n != 2 {
 			t.Errorf("#versions lists %d versions, want 2", n)
 		}

@@ -16,6 +16,9 @@ import (
 // workflowsPerPage is the workflows table's page.
 const workflowsPerPage = 50
 
+// executionsShown is how many of a workflow's executions its editor lists.
+const executionsShown = 10
+
 type workflowRow struct {
 	workflow.Workflow
 	Trigger  string
@@ -237,6 +240,7 @@ type workflowOut struct {
 
 type draftOut struct {
 	Name         string              `json:"name"`
+	Description  string              `json:"description"`
 	Workflow     workflow.Definition `json:"workflow"`
 	LastModified string              `json:"last_modified"`
 	IsSynced     bool                `json:"is_synced"`
@@ -264,6 +268,8 @@ type editorData struct {
 	Kinds    []kindOption
 	Triggers []kindOption
 	Versions []workflow.Version
+	// Executions are its latest executions (test runs included).
+	Executions []workflow.Execution
 	// Lacking are the messages of the permissions the workflow's steps
 	// need that the key lacks: saving, publishing, enabling and testing
 	// are refused until a key has them.
@@ -329,6 +335,9 @@ func (c *Console) loadEditor(w http.ResponseWriter, r *http.Request, s session) 
 	if err == nil {
 		d.Versions, err = c.store.WorkflowVersions(r.Context(), s.p.Account.ID, d.WF.ID)
 	}
+	if err == nil {
+		d.Executions, _, err = c.store.ListExecutions(r.Context(), s.p.Account.ID, d.WF.ID, "", "", 1, executionsShown)
+	}
 	if err != nil {
 		c.serverError(w, r, err)
 		return d, false
@@ -339,11 +348,11 @@ func (c *Console) loadEditor(w http.ResponseWriter, r *http.Request, s session) 
 			d.Lacking = append(d.Lacking, lacks(auth.Permission(p)))
 		}
 	}
-	name, def := d.WF.Name, d.WF.Workflow
+	name, description, def := d.WF.Name, d.WF.Description, d.WF.Workflow
 	if d.Draft != nil {
-		name, def = d.Draft.Name, d.Draft.Workflow
+		name, description, def = d.Draft.Name, d.Draft.Description, d.Draft.Workflow
 	}
-	d.Form = newEditorForm(name, def)
+	d.Form = newEditorForm(name, description, def)
 	d.Graph = workflowGraph(def, nil)
 	return d, true
 }

@@ -39,7 +39,7 @@ func (c *Console) saveDraft(w http.ResponseWriter, r *http.Request, s session) {
 		c.renderEditor(w, s, http.StatusBadRequest, d)
 		return
 	}
-	a, err := c.api(r, s, http.MethodPut, workflowAPI(id)+"/draft", nil, map[string]any{"name": form.Name.Value, "workflow": def})
+	a, err := c.api(r, s, http.MethodPut, workflowAPI(id)+"/draft", nil, map[string]any{"name": form.Name.Value, "description": form.Description.Value, "workflow": def})
 	if err != nil {
 		c.serverError(w, r, err)
 		return

@@ -39,6 +39,7 @@ type edgeForm struct {
 // editorForm is the definition form, as shown or as submitted.
 type editorForm struct {
 	Name          field
+	Description   field
 	TriggerKind   field
 	TriggerInputs field
 	Actions       []actionForm
@@ -47,8 +48,8 @@ type editorForm struct {
 }
 
 // newEditorForm shows def (the draft or the live definition) named name.
-func newEditorForm(name string, def workflow.Definition) editorForm {
-	f := editorForm{Name: field{ID: "name", Value: name}}
+func newEditorForm(name, description string, def workflow.Definition) editorForm {
+	f := editorForm{Name: field{ID: "name", Value: name}, Description: field{ID: "description", Value: description}}
 	f.TriggerKind = field{ID: "trigger-kind", Value: def.TriggerKind()}
 	var in map[string]any
 	if def.Trigger != nil {
@@ -137,7 +138,7 @@ func jsonText(v any, empty string) string {
 // the rest numbered as the definition will be, so the API's pointers name
 // the rows shown again.
 func parseEditorForm(form url.Values) editorForm {
-	f := editorForm{Name: field{ID: "name", Value: form.Get("name")},
+	f := editorForm{Name: field{ID: "name", Value: form.Get("name")}, Description: field{ID: "description", Value: form.Get("description")},
 		TriggerKind:   field{ID: "trigger-kind", Value: form.Get("trigger-kind")},
 		TriggerInputs: field{ID: "trigger-inputs", Value: form.Get("trigger-inputs")},
 		Columns:       field{ID: "columns", Value: form.Get("columns")}}
@@ -309,8 +310,11 @@ func (f *editorForm) target(ptr string, def workflow.Definition, extra map[strin
 		}
 	}
 	ptr, _ = strings.CutPrefix(ptr, "/draft")
-	if ptr == "/name" {
+	switch ptr {
+	case "/name":
 		return &f.Name, ""
+	case "/description":
+		return &f.Description, ""
 	}
 	ptr, found := strings.CutPrefix(ptr, "/workflow")
 	if !found {

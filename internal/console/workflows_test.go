@@ -15,7 +15,7 @@ func TestEditorFormPlacesTheAPIsMessages(t *testing.T) {
 	def := workflow.Definition{Trigger: &workflow.Trigger{Kind: workflow.TriggerScheduled, Inputs: map[string]any{"cron": "x"}},
 		Actions: []workflow.Action{{ID: "a", Kind: "builtin:set"}, {ID: "b", Kind: "nope"}},
 		Edges:   []workflow.Edge{{From: workflow.Source, To: "a"}, {From: "a", To: "b", Conditional: &workflow.Conditional{Type: "match"}}}}
-	f := newEditorForm("W", def)
+	f := newEditorForm("W", "", def)
 	summary := field{ID: "change-summary"}
 	p := apiProblem{Code: "VALIDATION_ERROR", Message: "Invalid.", Fields: []fieldProblem{
 		{Field: "body.workflow.trigger.inputs.cron", Pointer: "/workflow/trigger/inputs/cron", Message: "bad cron"},
@@ -64,7 +64,7 @@ func TestEditorFormReadsRowsAndRefusesWhatIsNotJSON(t *testing.T) {
 		len(def.Edges) != 1 || def.Edges[0].Conditional != nil || def.Trigger.Kind != workflow.TriggerWebhook {
 		t.Fatalf("definition = %+v, %v", def, ok)
 	}
-	if v := newEditorForm("W", def).Actions[0].Inputs.Value; v != "{\n  \"values\": {\n    \"x\": \"a > b\"\n  }\n}" {
+	if v := newEditorForm("W", "", def).Actions[0].Inputs.Value; v != "{\n  \"values\": {\n    \"x\": \"a > b\"\n  }\n}" {
 		t.Errorf("inputs shown as %q", v)
 	}
 
