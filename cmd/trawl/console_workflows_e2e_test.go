@@ -18,8 +18,8 @@ import (
 // its form; actions are added and removed with the form alone; delete
 // needs its box ticked.
 
-// fieldError is the text of the message shown at the input with id.
-func fieldError(page, id string) string {
+// wfFieldError is the text of the message shown at the input with id.
+func wfFieldError(page, id string) string {
 	m := regexp.MustCompile(`<p class="field-error" id="` + regexp.QuoteMeta(id) + `-error">([^<]*)</p>`).FindStringSubmatch(page)
 	if m == nil {
 		return ""
@@ -76,7 +76,7 @@ func TestConsoleWorkflowsEndToEnd(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, html.EscapeString(apiErr.Message)) {
 			t.Errorf("saving with the narrow key = %d; want 403 with the API's %q", resp.StatusCode, apiErr.Message)
 		}
-		atStep := fieldError(page, "action-0-id") + fieldError(page, "action-0-kind") + fieldError(page, "action-0-inputs")
+		atStep := wfFieldError(page, "action-0-id") + wfFieldError(page, "action-0-kind") + wfFieldError(page, "action-0-inputs")
 		if !strings.Contains(atStep, apiErr.Details[0].Message) {
 			t.Errorf("the message at action 0 = %q, want the API's %q (%s)", atStep, apiErr.Details[0].Message, apiErr.Details[0].Field)
 		}
@@ -106,7 +106,7 @@ func TestConsoleWorkflowsEndToEnd(t *testing.T) {
 		}
 		// A name the API refuses: at that example's name input.
 		resp, page = b.do("POST", "/workflows/new", url.Values{"csrf": {b.csrf(page)}, "example": {"blank"}, "name": {strings.Repeat("n", 256)}})
-		if resp.StatusCode != http.StatusBadRequest || fieldError(page, "name-blank") == "" {
+		if resp.StatusCode != http.StatusBadRequest || wfFieldError(page, "name-blank") == "" {
 			t.Errorf("a blank workflow with a 256-character name = %d, no message at #name-blank", resp.StatusCode)
 		}
 
@@ -135,14 +135,14 @@ func TestConsoleWorkflowsEndToEnd(t *testing.T) {
 		// A timeout the API refuses, at its input; the other rows as sent.
 		form.Set("action-1-timeout", "5")
 		resp, page = b.do("POST", "/workflows/"+w.ID+"/draft", form)
-		if msg := fieldError(page, "action-0-timeout"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(msg, "must be 100-600000") {
+		if msg := wfFieldError(page, "action-0-timeout"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(msg, "must be 100-600000") {
 			t.Errorf("a 5 ms timeout = %d, message at #action-0-timeout %q", resp.StatusCode, msg)
 		}
 
 		// Delete: refused until the box is ticked, then gone.
 		_, page = b.do("GET", "/workflows/"+w.ID, nil)
 		resp, page = b.do("POST", "/workflows/"+w.ID+"/delete", url.Values{"csrf": {b.csrf(page)}})
-		if resp.StatusCode != http.StatusBadRequest || fieldError(page, "delete-confirm") == "" {
+		if resp.StatusCode != http.StatusBadRequest || wfFieldError(page, "delete-confirm") == "" {
 			t.Errorf("delete without the box = %d, no #delete-confirm-error", resp.StatusCode)
 		}
 		mustDo(t, c, http.MethodGet, "/v1/workflows/"+w.ID, nil, 200)

@@ -387,15 +387,15 @@ type choice struct{ Value, Label string }
 // KindChoices are the action kinds to choose from; a kind the catalogue
 // does not list stays chosen, for the API to say what is wrong with it.
 func (d editorData) KindChoices(current string) []choice {
-	return choices(d.Kinds, current, choice{"", "Choose a kind"})
+	return kindChoices(d.Kinds, current, choice{"", "Choose a kind"})
 }
 
 // TriggerChoices are the trigger kinds to choose from.
 func (d editorData) TriggerChoices(current string) []choice {
-	return choices(d.Triggers, current)
+	return kindChoices(d.Triggers, current)
 }
 
-func choices(opts []kindOption, current string, first ...choice) []choice {
+func kindChoices(opts []kindOption, current string, first ...choice) []choice {
 	out, found := first, current == ""
 	for _, o := range opts {
 		out = append(out, choice{o.Kind, o.Kind + " — " + o.Name})
