@@ -72,6 +72,15 @@ func TestConsoleWorkflowsInBrowser(t *testing.T) {
 			t.Errorf("the notice after creating a webhook workflow = %q; want its signing secret, shown once", f)
 		}
 		b.wantCount("#graph svg", 1)
+		// graph.go draws each node as g.node[data-step]; its stand-in draws none.
+		drawn := b.count("#graph svg g.node") > 0
+		if drawn {
+			var steps []string
+			b.evalInto(`[...document.querySelectorAll('#graph svg g.node')].map(g => g.getAttribute('data-step'))`, &steps)
+			if strings.Join(steps, ",") != "trigger,big,hot,cold" && len(steps) != 4 {
+				t.Errorf("the graph's nodes = %v, want the trigger and big, hot, cold", steps)
+			}
+		}
 		var ids []string
 		b.evalInto(`[...document.querySelectorAll('fieldset.action:not(.new) input[id$="-id"]')].map(e => e.value)`, &ids)
 		if strings.Join(ids, ",") != "big,hot,cold" {
@@ -132,6 +141,13 @@ func TestConsoleWorkflowsInBrowser(t *testing.T) {
 			t.Error("no #problem box with the API's sentence")
 		}
 		b.wantCount("#graph svg", 1)
+		if drawn {
+			var marked []string
+			b.evalInto(`[...document.querySelectorAll('#graph svg g.node.error')].map(g => g.getAttribute('data-step'))`, &marked)
+			if strings.Join(marked, ",") != "hot" {
+				t.Errorf("the graph marks %v as having errors, want hot", marked)
+			}
+		}
 		b.checkSignedIn("workflow editor, refused")
 
 		// Fixed and saved: the draft holds it.
