@@ -96,13 +96,35 @@ func TestConsoleWorkflowsEndToEnd(t *testing.T) {
 		if key < 0 {
 			t.Fatal("no example Engaged VPs")
 		}
+		var topic struct{ ID string }
+		if err := mustDo(t, c, http.MethodPost, "/v1/topics", map[string]any{"name": "Revops", "keywords": []string{"revops"}}, 201).Data(&topic); err != nil {
+			t.Fatal(err)
+		}
 		_, page = b.do("GET", "/workflows/new", nil)
-		resp, page = b.do("POST", "/workflows/new", url.Values{"csrf": {b.csrf(page)}, "example": {strconv.Itoa(key)}, "name": {"VPs"}})
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, `<code>body.workflow.trigger.inputs.topic_id</code>: names no topic of this account`) {
-			t.Errorf("creating the example with TOPIC_ID = %d, want 400 naming trigger.inputs.topic_id:\n%s", resp.StatusCode, page)
+		k := strconv.Itoa(key)
+		if !strings.Contains(page, `id="topic-`+k+`"`) || !strings.Contains(page, `<option value="`+topic.ID+`">Revops</option>`) {
+			t.Errorf("the example with TOPIC_ID has no #topic-%s input offering the account's topic:\n%s", k, page)
+		}
+		resp, page = b.do("POST", "/workflows/new", url.Values{"csrf": {b.csrf(page)}, "example": {k}, "name": {"VPs"}, "topic": {"01930000-0000-7000-8000-000000000000"}})
+		if msg := wfFieldError(page, "topic-"+k); resp.StatusCode != http.StatusBadRequest || msg != "names no topic of this account" {
+			t.Errorf("creating the example with an unknown topic = %d, message at #topic-%s %q", resp.StatusCode, k, msg)
 		}
 		if n := getEnvelope[struct{ Total int }](t, c, "/v1/workflows").Total; n != 1 {
 			t.Errorf("%d workflows after the refused create, want 1", n)
+		}
+		resp, _ = b.do("POST", "/workflows/new", url.Values{"csrf": {b.csrf(page)}, "example": {k}, "name": {"VPs"}, "topic": {topic.ID}})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("creating the example with the account's topic = %d", resp.StatusCode)
+		}
+		vps := getEnvelope[struct {
+			Workflow struct {
+				Trigger struct {
+					Inputs map[string]any `json:"inputs"`
+				} `json:"trigger"`
+			} `json:"workflow"`
+		}](t, c, "/v1"+resp.Header.Get("Location"))
+		if got := vps.Workflow.Trigger.Inputs["topic_id"]; got != topic.ID {
+			t.Errorf("the example created with the topic has topic_id %v, want %s", got, topic.ID)
 		}
 		// A name the API refuses: at that example's name input.
 		resp, page = b.do("POST", "/workflows/new", url.Values{"csrf": {b.csrf(page)}, "example": {"blank"}, "name": {strings.Repeat("n", 256)}})

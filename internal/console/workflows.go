@@ -1,7 +1,10 @@
 package console
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -85,8 +88,10 @@ func (c *Console) workflows(w http.ResponseWriter, r *http.Request, s session) {
 
 // exampleForm is one example of the new-workflow page with its form.
 type exampleForm struct {
-	Key         string // the example's number, or "blank"
-	Name        field
+	Key  string // the example's number, or "blank"
+	Name field
+	// Topic replaces the example's TOPIC_ID placeholder, when it has one.
+	Topic       *field
 	Description string
 	Category    string
 	Trigger     string
@@ -95,7 +100,52 @@ type exampleForm struct {
 	Problem     *apiProblem
 }
 
-type newWorkflowData struct{ Examples []exampleForm }
+type newWorkflowData struct {
+	Examples []exampleForm
+	// Topics are the account's topics to pick for a placeholder, or why
+	// the key may not list them.
+	Topics       []topicChoice
+	TopicsDenied string
+}
+
+type topicChoice struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// topics lists the account's topics (GET /v1/topics) for the examples'
+// topic placeholders; the API's refusal (permission, plan) is said instead.
+func (c *Console) topics(r *http.Request, s session, d *newWorkflowData) error {
+	a, err := c.api(r, s, http.MethodGet, "/v1/topics", url.Values{"page": {"1"}, "page_size": {"100"}}, nil)
+	if err != nil {
+		return err
+	}
+	if !a.OK() {
+		d.TopicsDenied = a.Problem().Message
+		return nil
+	}
+	return a.Data(&d.Topics)
+}
+
+// withTopic is def with the topic placeholder replaced by id.
+func withTopic(def workflow.Definition, id string) (workflow.Definition, error) {
+	raw, err := json.Marshal(def)
+	if err != nil {
+		return def, fmt.Errorf("console: encode example: %w", err)
+	}
+	quoted, _ := json.Marshal(id)
+	var out workflow.Definition
+	if err := json.Unmarshal(bytes.ReplaceAll(raw, []byte(`"`+workflow.TopicPlaceholder+`"`), quoted), &out); err != nil {
+		return def, fmt.Errorf("console: decode example: %w", err)
+	}
+	return out, nil
+}
+
+// hasTopicPlaceholder tells whether an example names the topic to pick.
+func hasTopicPlaceholder(def workflow.Definition) bool {
+	raw, _ := json.Marshal(def)
+	return bytes.Contains(raw, []byte(`"`+workflow.TopicPlaceholder+`"`))
+}
 
 // examples are GET /v1/workflows/examples, then a blank workflow.
 func (c *Console) examples(r *http.Request, s session) ([]workflow.Example, *apiAnswer, error) {
@@ -127,6 +177,9 @@ func exampleForms(examples []workflow.Example) []exampleForm {
 		out = append(out, exampleForm{Key: key, Name: field{ID: "name-" + key, Value: ex.Name}, Description: ex.Description,
 			Category: ex.Category, Trigger: ex.Workflow.TriggerKind(), Steps: len(ex.Workflow.Actions),
 			Graph: workflowGraph(ex.Workflow, nil)})
+		if hasTopicPlaceholder(ex.Workflow) {
+			out[i].Topic = &field{ID: "topic-" + key}
+		}
 	}
 	return out
 }
@@ -142,8 +195,13 @@ func (c *Console) newWorkflow(w http.ResponseWriter, r *http.Request, s session)
 		c.apiFailure(w, r, *refused)
 		return
 	}
+	d := newWorkflowData{Examples: exampleForms(examples)}
+	if err := c.topics(r, s, &d); err != nil {
+		c.serverError(w, r, err)
+		return
+	}
 	v := s.view("New workflow", "workflows")
-	v.Data = newWorkflowData{Examples: exampleForms(examples)}
+	v.Data = d
 	c.render(w, http.StatusOK, "workflow-new", v)
 }
 
@@ -172,22 +230,40 @@ func (c *Console) createWorkflow(w http.ResponseWriter, r *http.Request, s sessi
 			return
 		}
 	}
-	ex := examples[i]
-	name := r.PostForm.Get("name")
+	ex, f := examples[i], &forms[i]
+	name, def := r.PostForm.Get("name"), ex.Workflow
+	if f.Topic != nil {
+		f.Topic.Value = strings.TrimSpace(r.PostForm.Get("topic"))
+		if f.Topic.Value != "" {
+			if def, err = withTopic(def, f.Topic.Value); err != nil {
+				c.serverError(w, r, err)
+				return
+			}
+		}
+	}
 	a, err := c.api(r, s, http.MethodPost, "/v1/workflows", nil,
-		map[string]any{"name": name, "description": ex.Description, "workflow": ex.Workflow})
+		map[string]any{"name": name, "description": ex.Description, "workflow": def})
 	if err != nil {
 		c.serverError(w, r, err)
 		return
 	}
 	if !a.OK() {
 		p := a.Problem()
-		at := p.At("name")
-		forms[i].Name.Value, forms[i].Name.Error = name, at.Message
-		p = p.Place("name")
-		forms[i].Problem = &p
+		f.Name.Value, f.Name.Error = name, p.At("name").Message
+		names := []string{"name"}
+		if f.Topic != nil {
+			f.Topic.Error = p.At("workflow.trigger.inputs.topic_id").Message
+			names = append(names, "workflow.trigger.inputs.topic_id")
+		}
+		p = p.Place(names...)
+		f.Problem = &p
+		d := newWorkflowData{Examples: forms}
+		if err := c.topics(r, s, &d); err != nil {
+			c.serverError(w, r, err)
+			return
+		}
 		v := s.view("New workflow", "workflows")
-		v.Data = newWorkflowData{Examples: forms}
+		v.Data = d
 		c.render(w, a.Status, "workflow-new", v)
 		return
 	}
