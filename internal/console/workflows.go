@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -101,6 +102,7 @@ type exampleForm struct {
 }
 
 type newWorkflowData struct {
+	GraphCSS bool
 	Examples []exampleForm
 	// Topics are the account's topics to pick for a placeholder, or why
 	// the key may not list them.
@@ -195,7 +197,7 @@ func (c *Console) newWorkflow(w http.ResponseWriter, r *http.Request, s session)
 		c.apiFailure(w, r, *refused)
 		return
 	}
-	d := newWorkflowData{Examples: exampleForms(examples)}
+	d := newWorkflowData{Examples: exampleForms(examples), GraphCSS: graphCSS()}
 	if err := c.topics(r, s, &d); err != nil {
 		c.serverError(w, r, err)
 		return
@@ -257,7 +259,7 @@ func (c *Console) createWorkflow(w http.ResponseWriter, r *http.Request, s sessi
 		}
 		p = p.Place(names...)
 		f.Problem = &p
-		d := newWorkflowData{Examples: forms}
+		d := newWorkflowData{Examples: forms, GraphCSS: graphCSS()}
 		if err := c.topics(r, s, &d); err != nil {
 			c.serverError(w, r, err)
 			return
@@ -336,6 +338,7 @@ type testForm struct {
 // editorData is the editor page: the workflow, the definition being
 // edited in its form, and the forms that act on the workflow.
 type editorData struct {
+	GraphCSS bool
 	WF       workflowOut
 	Fires    bool
 	Draft    *draftOut
@@ -372,7 +375,7 @@ func (c *Console) editor(w http.ResponseWriter, r *http.Request, s session) {
 func (c *Console) loadEditor(w http.ResponseWriter, r *http.Request, s session) (editorData, bool) {
 	id := r.PathValue("id")
 	base := "/v1/workflows/" + url.PathEscape(id)
-	d := editorData{Test: testForm{Overrides: field{ID: "test-overrides", Value: "{}"}, Mocks: field{ID: "test-mocks", Value: "{}"}, Strict: true},
+	d := editorData{GraphCSS: graphCSS(), Test: testForm{Overrides: field{ID: "test-overrides", Value: "{}"}, Mocks: field{ID: "test-mocks", Value: "{}"}, Strict: true},
 		Summary: field{ID: "change-summary"}, Confirm: field{ID: "delete-confirm"}}
 	a, err := c.api(r, s, http.MethodGet, base, nil, nil)
 	if err == nil && !a.OK() {
@@ -447,10 +450,10 @@ func (d editorData) editing() workflow.Definition {
 	return d.WF.Workflow
 }
 
-// refused shows the editor again with the API's refusal of a form: its
+// editorRefused shows the editor again with the API's refusal of a form: its
 // messages at the editor's inputs they point to (def is the definition
 // its pointers point into), the rest above the page.
-func (c *Console) refused(w http.ResponseWriter, s session, d *editorData, def workflow.Definition, a apiAnswer, extra map[string]*field) {
+func (c *Console) editorRefused(w http.ResponseWriter, s session, d *editorData, def workflow.Definition, a apiAnswer, extra map[string]*field) {
 	p, marked := d.Form.placeProblem(a.Problem(), def, extra)
 	d.Problem = &p
 	d.Graph = workflowGraph(def, marked)
@@ -495,4 +498,11 @@ func (d editorData) NextVersion() int64 {
 		return d.WF.Version + 1
 	}
 	return max(d.Versions[0].Number, d.WF.Version) + 1
+}
+
+// graphCSS tells whether the graph's own stylesheet (graph.go's) is among
+// the assets, so the pages that draw graphs link it.
+func graphCSS() bool {
+	_, err := fs.Stat(assetFS, "assets/graph.css")
+	return err == nil
 }

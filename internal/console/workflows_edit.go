@@ -54,7 +54,7 @@ func (c *Console) saveDraft(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	form.addBlanks()
 	d.Form = form
-	c.refused(w, s, &d, def, a, nil)
+	c.editorRefused(w, s, &d, def, a, nil)
 }
 
 // act asks the API one write of the editor's buttons; after it worked, the
@@ -88,7 +88,7 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request, s session, method,
 	if extra != nil {
 		fields = extra(&d)
 	}
-	c.refused(w, s, &d, d.editing(), a, fields)
+	c.editorRefused(w, s, &d, d.editing(), a, fields)
 }
 
 // discardDraft deletes the draft (DELETE /v1/workflows/{id}/draft).
@@ -209,5 +209,5 @@ func (c *Console) testRun(w http.ResponseWriter, r *http.Request, s session) {
 		return
 	}
 	d.Test = t
-	c.refused(w, s, &d, d.editing(), a, map[string]*field{"/overrides": &d.Test.Overrides, "/test_config": &d.Test.Mocks})
+	c.editorRefused(w, s, &d, d.editing(), a, map[string]*field{"/overrides": &d.Test.Overrides, "/test_config": &d.Test.Mocks})
 }
