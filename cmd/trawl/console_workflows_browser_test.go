@@ -93,7 +93,6 @@ func TestConsoleWorkflowsInBrowser(t *testing.T) {
 			t.Errorf("the trigger kind select = %q", v)
 		}
 		b.checkSignedIn("workflow editor")
-		b.screenshot("workflow-editor")
 
 		// Not JSON: refused at that textarea; the API is not asked.
 		b.fill("#action-1-inputs", `{"values": `)
@@ -149,6 +148,7 @@ func TestConsoleWorkflowsInBrowser(t *testing.T) {
 			}
 		}
 		b.checkSignedIn("workflow editor, refused")
+		b.screenshot("workflow-editor") // the API's message at its input, the step marked in the graph
 
 		// Fixed and saved: the draft holds it.
 		b.fill("#action-1-inputs", `{"values": {"lead": "{{ trigger.email }}", "tier": "warm"}}`)
