@@ -51,6 +51,16 @@ func (c *Console) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /leads/creators.csv", c.signedIn(c.creatorsCSV))
 
 	// Workflows
+	mux.HandleFunc("GET /workflows", c.signedIn(c.workflows))
+	mux.HandleFunc("GET /workflows/new", c.signedIn(c.newWorkflow))
+	mux.HandleFunc("POST /workflows/new", c.signedIn(c.createWorkflow))
+	mux.HandleFunc("GET /workflows/{id}", c.signedIn(c.editor))
+	mux.HandleFunc("POST /workflows/{id}/draft", c.signedIn(c.saveDraft))
+	mux.HandleFunc("POST /workflows/{id}/draft/discard", c.signedIn(c.discardDraft))
+	mux.HandleFunc("POST /workflows/{id}/publish", c.signedIn(c.publish))
+	mux.HandleFunc("POST /workflows/{id}/enabled", c.signedIn(c.setEnabled))
+	mux.HandleFunc("POST /workflows/{id}/delete", c.signedIn(c.deleteWorkflow))
+	mux.HandleFunc("POST /workflows/{id}/test", c.signedIn(c.testRun))
 
 	// Executions
 	mux.HandleFunc("GET /executions", c.signedIn(c.executions))
