@@ -165,7 +165,7 @@ func TestConsoleSearchesWithoutJavaScript(t *testing.T) {
 				t.Errorf("cookie %s carries the webhook secret", ck.Name)
 			}
 		}
-		to := regexp.MustCompile(`id="to-search" href="([^"]+)"`).FindStringSubmatch(page)
+		to := regexp.MustCompile(`id="to-next" href="([^"]+)"`).FindStringSubmatch(page)
 		if to == nil {
 			t.Fatalf("no link to the search on the secret's page:\n%s", page)
 		}

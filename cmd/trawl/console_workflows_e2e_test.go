@@ -62,7 +62,7 @@ func TestConsoleWorkflowsEndToEnd(t *testing.T) {
 			t.Fatalf("sign-in = %d", resp.StatusCode)
 		}
 		resp, page := b.do("GET", "/workflows/"+w.ID, nil)
-		if resp.StatusCode != 200 || !strings.Contains(page, `id="lacking"`) || !strings.Contains(page, "This key lacks the permission enrich:profile:read.") {
+		if resp.StatusCode != 200 || !strings.Contains(page, `id="lacking"`) || !strings.Contains(page, "The API key lacks the permission enrich:profile:read.") {
 			t.Fatalf("the editor for a key without enrich:profile:read = %d, no #lacking naming it:\n%s", resp.StatusCode, page)
 		}
 		form := url.Values{"csrf": {b.csrf(page)}, "name": {"Enricher"}, "trigger-kind": {"workflows/webhook"}, "trigger-inputs": {"{}"},

@@ -111,15 +111,7 @@ func (c *Console) postSearchNew(w http.ResponseWriter, r *http.Request, s sessio
 		return
 	}
 	flash := fmt.Sprintf("Search “%s” created for %d credit(s); its first run has started.", created.Name, created.CreditsCharged)
-	if created.WebhookSecret != nil {
-		// Shown once, as the API shows it once, in this answer only (never
-		// in a cookie): the receiver needs it.
-		v := s.view("Search created", "searches")
-		v.Data = map[string]string{"Flash": flash, "Secret": *created.WebhookSecret, "ID": created.ID}
-		c.render(w, http.StatusCreated, "search_secret", v)
-		return
-	}
-	c.done(w, r, "/searches/"+url.PathEscape(created.ID), flash)
+	c.doneShowingSecret(w, r, s, "searches", "/searches/"+url.PathEscape(created.ID), flash, created.WebhookSecret)
 }
 
 // postSearchPreview sends the form to the kind's preview endpoint. htmx

@@ -92,6 +92,19 @@ func (c *Console) done(w http.ResponseWriter, r *http.Request, to, flash string)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
+// doneShowingSecret is done, unless the write answered a webhook signing
+// secret, which the API shows once: then this answer shows it (201,
+// no-store), never a cookie or a redirect, with a link on to next.
+func (c *Console) doneShowingSecret(w http.ResponseWriter, r *http.Request, s session, nav, next, flash string, secret *string) {
+	if secret == nil {
+		c.done(w, r, next, flash)
+		return
+	}
+	v := s.view("Webhook signing secret", nav)
+	v.Data = map[string]string{"Heading": "Webhook signing secret", "Flash": flash, "Secret": *secret, "Next": next}
+	c.render(w, http.StatusCreated, "secret_once", v)
+}
+
 // takeFlash reads and clears the flash cookie.
 func (c *Console) takeFlash(w http.ResponseWriter, r *http.Request) string {
 	ck, err := r.Cookie(flashCookie)

@@ -277,16 +277,7 @@ func (c *Console) createWorkflow(w http.ResponseWriter, r *http.Request, s sessi
 		c.serverError(w, r, err)
 		return
 	}
-	c.done(w, r, "/workflows/"+url.PathEscape(out.ID), createdFlash(apiMessage(a, "Workflow created"), out.WebhookSecret))
-}
-
-// createdFlash is the notice of a write that may have shown a webhook's
-// signing secret, which the API shows once.
-func createdFlash(msg string, secret *string) string {
-	if secret == nil {
-		return msg + "."
-	}
-	return msg + ". Its webhook signing secret, shown this once: " + *secret
+	c.doneShowingSecret(w, r, s, "workflows", "/workflows/"+url.PathEscape(out.ID), apiMessage(a, "Workflow created")+".", out.WebhookSecret)
 }
 
 // apiMessage is the API's message of a success, or fallback.

@@ -77,7 +77,7 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request, s session, method,
 		if out.VersionNumber > 0 {
 			msg += " as version " + strconv.FormatInt(out.VersionNumber, 10)
 		}
-		c.done(w, r, to, createdFlash(msg, out.WebhookSecret))
+		c.doneShowingSecret(w, r, s, "workflows", to, msg+".", out.WebhookSecret)
 		return
 	}
 	d, ok := c.loadEditor(w, r, s)
