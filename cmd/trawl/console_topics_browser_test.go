@@ -112,6 +112,21 @@ func TestConsoleTopicsInBrowser(t *testing.T) {
 		b.checkSignedIn("topic")
 		b.screenshot("topic")
 
+		// From the topic to Leads: social mapping over the topic's keywords,
+		// the query the button states, run as the API runs it.
+		b.submit("map the topic's engagers in Leads", "#map-in-leads", "#leads-results")
+		if p := b.path(); p != "/leads" {
+			t.Errorf("the Leads button went to %s", p)
+		}
+		if v := b.eval(`document.getElementById('engaged_with_keywords').value + '|' + document.getElementById('engaged_with_days').value`); v != "sales, revops|30" {
+			t.Errorf("Leads' form from the topic holds %q, want the topic's keywords and 30 days", v)
+		}
+		if b.count("#leads-table")+b.count("#leads-none") == 0 {
+			t.Error("Leads from the topic shows neither #leads-table nor #leads-none")
+		}
+		b.checkSignedIn("Leads from a topic")
+		b.open("/topics/"+id, "#topic-posts")
+
 		// One post's engagers, as the API lists them.
 		href := b.eval(`(document.querySelector('#topic-posts a.post-engagers') || {getAttribute: () => ''}).getAttribute('href')`)
 		postID := strings.TrimPrefix(href, "/topics/"+id+"/posts/")
