@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -141,14 +142,30 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "engine %s, search %s with %d results, GET /searches/{id} (50 a page), timed to the last byte\n\n", o.engine, sr.ID, sr.TotalResults)
 
+	fmt.Fprintln(out, "load average before:", loadAverage())
 	results, err := measure(ctx, b, st, sr, o, out)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintln(out, "load average after:", loadAverage())
 	fmt.Fprintln(out)
 	benchkit.PrintTable(out, results, 50*time.Millisecond)
 	if !o.drop {
 		fmt.Fprintf(out, "\nkept the data set (%s); -drop removes it\n", where)
 	}
 	return nil
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages: the
+// figures of a shared machine are read with them.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
