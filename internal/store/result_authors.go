@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/trawlhq/trawl/internal/source"
 )
@@ -53,4 +54,41 @@ func countAuthors(ctx context.Context, tx *sql.Tx, d Dialect, searchID string, i
 		}
 	}
 	return nil
+}
+
+// countMemo keeps the totals of filtered microblog results tables, keyed
+// by the search, its total_results and the filter: a search's author
+// profiles change only with its total (countAuthors runs in the
+// transaction that raises it), so a kept total is exact until the search
+// collects more. Paging a filtered table then counts once, not per page.
+// Pronet searches are not kept: their authors' collected profiles change
+// on their own.
+type countMemo struct {
+	mu     sync.Mutex
+	counts map[countKey]int64
+}
+
+type countKey struct {
+	searchID string
+	total    int64
+	filter   AuthorFilter
+}
+
+// countMemoSize bounds the memo; when full it starts again.
+const countMemoSize = 1024
+
+func (m *countMemo) get(k countKey) (int64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.counts[k]
+	return n, ok
+}
+
+func (m *countMemo) put(k countKey, n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.counts == nil || len(m.counts) >= countMemoSize {
+		m.counts = make(map[countKey]int64)
+	}
+	m.counts[k] = n
 }

@@ -45,9 +45,18 @@ func TestFilteredTotalsAcrossCollections(t *testing.T) {
 		for n := 20; n < 50; n++ {
 			second = append(second, item(n, "Engineer at Acme"))
 		}
-		for _, items := range [][]source.Item{first, second} {
+		stale := sr // as a caller read it before the results came
+		for i, items := range [][]source.Item{first, second} {
 			if _, err := seed.Results(ctx, st, sr.ID, base, items); err != nil {
 				t.Fatal(err)
+			}
+			// Counted after each collection: a kept total must not outlive it.
+			page, err := st.FilteredResults(ctx, stale, store.ResultQuery{Author: store.AuthorFilter{Company: "acme"}}, 10, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []int64{30, 50}[i]; page.TotalCount != want {
+				t.Errorf("after collection %d: total %d, want %d", i+1, page.TotalCount, want)
 			}
 		}
 		sr, err := st.SearchByID(ctx, sr.ID)

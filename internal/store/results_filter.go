@@ -279,6 +279,17 @@ func (s *Store) countResults(ctx context.Context, sr search.Search, q ResultQuer
 	if !q.From.IsZero() {
 		f, weight = s.itemAuthor(), "1"
 	}
+	// The memo's key is the search's total as stored now (sr may be older).
+	memo := q.From.IsZero() && !withPeople(sr)
+	key := countKey{searchID: sr.ID, filter: q.Author}
+	if memo {
+		if err := s.read.QueryRowContext(ctx, `SELECT total_results FROM searches WHERE id = $1`, sr.ID).Scan(&key.total); err != nil {
+			return 0, err
+		}
+		if n, ok := s.resultCounts.get(key); ok {
+			return n, nil
+		}
+	}
 	from, where, args := s.resultSourceOf(sr, q, f)
 	rows, err := s.read.QueryContext(ctx, `SELECT `+weight+`, `+s.resultAuthorColumns(sr, f)+` FROM `+from+` WHERE `+where, args...)
 	if err != nil {
@@ -298,7 +309,13 @@ func (s *Store) countResults(ctx context.Context, sr search.Search, q ResultQuer
 			n += w
 		}
 	}
-	return n, rows.Err()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if memo {
+		s.resultCounts.put(key, n)
+	}
+	return n, nil
 }
 
 // authorColumns are where a read finds what an author filter needs: in
