@@ -275,7 +275,7 @@ func (s *Store) resultBatch(ctx context.Context, sr search.Search, q ResultQuery
 // filter reads nothing else of a result. Only a count from a date on
 // (q.From) reads every candidate result.
 func (s *Store) countResults(ctx context.Context, sr search.Search, q ResultQuery) (int64, error) {
-	f, weight := profileAuthor, "r.results"
+	f, weight := profileAuthor(), "r.results"
 	if !q.From.IsZero() {
 		f, weight = s.itemAuthor(), "1"
 	}
@@ -333,8 +333,10 @@ func (s *Store) itemAuthor() authorColumns {
 
 // profileAuthor reads the author profiles of a search's results, one row
 // per profile with its count.
-var profileAuthor = authorColumns{table: "search_result_authors", src: "r.source", username: "r.username",
-	description: "r.description", location: "r.location"}
+func profileAuthor() authorColumns {
+	return authorColumns{table: "search_result_authors", src: "r.source", username: "r.username",
+		description: "r.description", location: "r.location"}
+}
 
 // resultAuthor is what a filtered read selects of a result's author.
 type resultAuthor struct {
