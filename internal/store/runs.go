@@ -182,6 +182,9 @@ func insertResults(ctx context.Context, tx *sql.Tx, d Dialect, run search.Run) (
 			return nil, fmt.Errorf("insert results: %w", err)
 		}
 	}
+	if err := countAuthors(ctx, tx, d, run.SearchID, inserted); err != nil {
+		return nil, err
+	}
 	return inserted, nil
 }
 

@@ -73,6 +73,8 @@ type Store struct {
 	topicCreated chan struct{}
 	// postings, when set (tests), replace the posting lists' constants.
 	postings postingsKnobs
+	// resultCounts keeps filtered results tables' totals (countResults).
+	resultCounts countMemo
 }
 
 // Open connects to databaseURL: sqlite://path/to/file.db or postgres://….
