@@ -245,3 +245,28 @@ func (c *Console) stream(w http.ResponseWriter, r *http.Request, s session, path
 	api.Header.Del("Accept")
 	c.API.ServeHTTP(w, api)
 }
+
+// read asks the API's GET path?query and decodes its whole answer (the
+// envelope) into v. When it fails the page is already the API's refusal
+// (or a 500), and read says false.
+func (c *Console) read(w http.ResponseWriter, r *http.Request, s session, path string, query url.Values, v any) bool {
+	a, err := c.api(r, s, http.MethodGet, path, query, nil)
+	if err != nil {
+		c.serverError(w, r, err)
+		return false
+	}
+	if !a.OK() {
+		c.apiFailure(w, r, a)
+		return false
+	}
+	if err := a.Decode(v); err != nil {
+		c.serverError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// envelope is the API's success body around data of type T.
+type envelope[T any] struct {
+	Data T `json:"data"`
+}

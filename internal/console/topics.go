@@ -129,21 +129,11 @@ func (c *Console) topicsList(w http.ResponseWriter, r *http.Request, s session) 
 		q.Set("status", status)
 		keep.Set("status", status)
 	}
-	a, err := c.api(r, s, http.MethodGet, "/v1/topics", q, nil)
-	if err != nil {
-		c.serverError(w, r, err)
-		return
-	}
-	if !a.OK() {
-		c.apiFailure(w, r, a)
-		return
-	}
 	var body struct {
 		Data       []topicOut `json:"data"`
 		Pagination pagination `json:"pagination"`
 	}
-	if err := a.Decode(&body); err != nil {
-		c.serverError(w, r, err)
+	if !c.read(w, r, s, "/v1/topics", q, &body) {
 		return
 	}
 	v := s.view("Topics", "topics")

@@ -164,21 +164,11 @@ func (c *Console) topicPostEngagers(w http.ResponseWriter, r *http.Request, s se
 	if pg := pageParam(r); pg != "" {
 		q.Set("page", pg)
 	}
-	a, err := c.api(r, s, http.MethodGet, topicPath(r)+"/posts/"+url.PathEscape(postID)+"/engagements", q, nil)
-	if err != nil {
-		c.serverError(w, r, err)
-		return
-	}
-	if !a.OK() {
-		c.apiFailure(w, r, a)
-		return
-	}
 	var body struct {
 		Data       []engagement `json:"data"`
 		Pagination pagination   `json:"pagination"`
 	}
-	if err := a.Decode(&body); err != nil {
-		c.serverError(w, r, err)
+	if !c.read(w, r, s, topicPath(r)+"/posts/"+url.PathEscape(postID)+"/engagements", q, &body) {
 		return
 	}
 	v := s.view(t.Name+" · post "+postID, "topics")

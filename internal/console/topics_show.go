@@ -83,21 +83,9 @@ func consolePath(r *http.Request) string { return "/topics/" + url.PathEscape(r.
 // readTopic asks GET /v1/topics/{id}; false when it answered the visitor (a
 // 404, a 403) already.
 func (c *Console) readTopic(w http.ResponseWriter, r *http.Request, s session) (topicOut, bool) {
-	a, err := c.api(r, s, http.MethodGet, topicPath(r), nil, nil)
-	if err != nil {
-		c.serverError(w, r, err)
-		return topicOut{}, false
-	}
-	if !a.OK() {
-		c.apiFailure(w, r, a)
-		return topicOut{}, false
-	}
-	var t topicOut
-	if err := a.Data(&t); err != nil {
-		c.serverError(w, r, err)
-		return topicOut{}, false
-	}
-	return t, true
+	var t envelope[topicOut]
+	ok := c.read(w, r, s, topicPath(r), nil, &t)
+	return t.Data, ok
 }
 
 // topicShow is one topic: its settings and status, its credits summary,
