@@ -270,3 +270,17 @@ func (c *Console) read(w http.ResponseWriter, r *http.Request, s session, path s
 type envelope[T any] struct {
 	Data T `json:"data"`
 }
+
+// readOrRefusal asks the API's GET path and decodes its data into v. A
+// refusal (a permission, a plan) is not an error: it comes back as the
+// API's sentence, which the page shows in the place of what it could not read.
+func (c *Console) readOrRefusal(r *http.Request, s session, path string, v any) (refusal string, err error) {
+	a, err := c.api(r, s, http.MethodGet, path, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	if !a.OK() {
+		return a.Problem().Message, nil
+	}
+	return "", a.Data(v)
+}

@@ -70,36 +70,14 @@ type accountData struct {
 // credit balance and the saved-search quota, as the key reads them.
 func (c *Console) settingsAccount(w http.ResponseWriter, r *http.Request, s session) {
 	d := accountData{Sub: subAccount, Name: s.p.Account.Name, KeyPrefix: s.p.Key.Prefix}
-	for _, read := range []struct {
-		path string
-		into any
-	}{{"/v1/account", &d.Account}, {"/v1/credits/balance", &d.Balance}} {
-		a, err := c.api(r, s, http.MethodGet, read.path, nil, nil)
-		if err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-		if !a.OK() {
-			c.apiFailure(w, r, a)
-			return
-		}
-		if err := a.Data(read.into); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-	}
-	a, err := c.api(r, s, http.MethodGet, "/v1/searches/limits", nil, nil)
-	if err != nil {
-		c.serverError(w, r, err)
+	account, balance := envelope[*accountView]{Data: &d.Account}, envelope[*balanceView]{Data: &d.Balance}
+	if !c.read(w, r, s, "/v1/account", nil, &account) || !c.read(w, r, s, "/v1/credits/balance", nil, &balance) {
 		return
 	}
-	if a.OK() {
-		if err := a.Data(&d.Limits); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-	} else {
-		d.LimitsError = a.Problem().Message
+	var err error
+	if d.LimitsError, err = c.readOrRefusal(r, s, "/v1/searches/limits", &d.Limits); err != nil {
+		c.serverError(w, r, err)
+		return
 	}
 	v := s.view("Settings", "settings")
 	v.Data = d

@@ -49,18 +49,10 @@ func (c *Console) connectionsPage(w http.ResponseWriter, r *http.Request, s sess
 	if !s.p.Key.Has(auth.PermSecretsWrite) {
 		d.WriteDenied = lacks(auth.PermSecretsWrite)
 	}
-	a, err := c.api(r, s, http.MethodGet, "/v1/integrations", nil, nil)
-	if err != nil {
+	var err error
+	if d.ListDenied, err = c.readOrRefusal(r, s, "/v1/integrations", &d.Connections); err != nil {
 		c.serverError(w, r, err)
 		return
-	}
-	if a.OK() {
-		if err := a.Data(&d.Connections); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-	} else {
-		d.ListDenied = a.Problem().Message
 	}
 	for i := range d.Connections {
 		d.Connections[i].Display = display(d.Connections[i].Type)

@@ -33,23 +33,15 @@ func (c *Console) secretsPage(w http.ResponseWriter, r *http.Request, s session,
 	if !s.p.Key.Has(auth.PermSecretsWrite) {
 		d.WriteDenied = lacks(auth.PermSecretsWrite)
 	}
-	a, err := c.api(r, s, http.MethodGet, "/v1/secrets", nil, nil)
-	if err != nil {
+	var list struct {
+		Items []secretListed `json:"items"`
+	}
+	var err error
+	if d.ListDenied, err = c.readOrRefusal(r, s, "/v1/secrets", &list); err != nil {
 		c.serverError(w, r, err)
 		return
 	}
-	if a.OK() {
-		var list struct {
-			Items []secretListed `json:"items"`
-		}
-		if err := a.Data(&list); err != nil {
-			c.serverError(w, r, err)
-			return
-		}
-		d.Secrets = list.Items
-	} else {
-		d.ListDenied = a.Problem().Message
-	}
+	d.Secrets = list.Items
 	v := s.view("Secrets", "settings")
 	v.Data = d
 	c.render(w, status, "settings_secrets", v)
