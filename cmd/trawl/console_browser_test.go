@@ -28,6 +28,9 @@ import (
 // screenshots of docs/console/.
 
 func TestConsoleInBrowser(t *testing.T) {
+	// Parallel: each walk has its own browser and server; together they
+	// wait on pages and ticks, not on each other.
+	t.Parallel()
 	tb := newTab(t) // one browser and one tab for every engine
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		ts := startServer(t, serverEnv(t, engine, nil))

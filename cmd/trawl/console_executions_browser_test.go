@@ -91,6 +91,9 @@ const executionRowsJS = `[...document.querySelectorAll('#executions tbody tr')].
 	Href: tr.querySelector('td.open a').getAttribute('href')}))`
 
 func TestConsoleExecutionsInBrowser(t *testing.T) {
+	// Parallel: each walk has its own browser and server; together they
+	// wait on pages and ticks, not on each other.
+	t.Parallel()
 	tb := newTab(t)
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		b, ts, cancel := consoleWalk(t, tb, engine, nil)

@@ -23,6 +23,9 @@ import (
 // discovery the same way. Every page is checked (axe-core, CSRF, no foreign
 // request).
 func TestConsoleLeadsInBrowser(t *testing.T) {
+	// Parallel: each walk has its own browser and server; together they
+	// wait on pages and ticks, not on each other.
+	t.Parallel()
 	tb := newTab(t)
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		b, ts, cancel := consoleWalk(t, tb, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1s", "TRAWL_RATE_LIMIT_CUSTOM": "100000"})

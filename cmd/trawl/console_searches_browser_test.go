@@ -64,6 +64,9 @@ func (b *browserRun) searchTableRows(selector string) [][]string {
 }
 
 func TestConsoleSearchesInBrowser(t *testing.T) {
+	// Parallel: each walk has its own browser and server; together they
+	// wait on pages and ticks, not on each other.
+	t.Parallel()
 	tb := newTab(t)
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		b, ts, cancel := consoleWalk(t, tb, engine, map[string]string{"TRAWL_TICK_INTERVAL": "1s"})

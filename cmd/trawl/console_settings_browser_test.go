@@ -33,6 +33,9 @@ func fieldMessage(e *client.APIError, field string) string {
 }
 
 func TestConsoleSettingsInBrowser(t *testing.T) {
+	// Parallel: each walk has its own browser and server; together they
+	// wait on pages and ticks, not on each other.
+	t.Parallel()
 	tb := newTab(t)
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		b, ts, cancel := consoleWalk(t, tb, engine, nil)

@@ -26,6 +26,9 @@ import (
 // figure the pages show is checked against the API's answer.
 
 func TestConsoleTopicsInBrowser(t *testing.T) {
+	// Parallel: each walk has its own browser and server; together they
+	// wait on pages and ticks, not on each other.
+	t.Parallel()
 	tb := newTab(t)
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		// A tick of a second: discovery and hydration run as they would.

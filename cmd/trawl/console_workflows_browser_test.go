@@ -21,6 +21,9 @@ import (
 // execution, publish, enable, and the list showing it all.
 
 func TestConsoleWorkflowsInBrowser(t *testing.T) {
+	// Parallel: each walk has its own browser and server; together they
+	// wait on pages and ticks, not on each other.
+	t.Parallel()
 	tb := newTab(t)
 	forEachEngine(t, func(t *testing.T, engine store.Dialect) {
 		b, ts, cancel := consoleWalk(t, tb, engine, nil)
