@@ -218,20 +218,30 @@ func pretty(raw json.RawMessage) string {
 	return b.String()
 }
 
-// rerunExecution asks the API to rerun a failed execution from its failed
-// step, then shows the new one; the API's refusal is shown on this one.
-func (c *Console) rerunExecution(w http.ResponseWriter, r *http.Request, s session) {
+// executionAction posts the execution's action (rerun, cancel) to the API
+// after the CSRF check; false when the page answered already (a refusal
+// shown on the execution, a 500).
+func (c *Console) executionAction(w http.ResponseWriter, r *http.Request, s session, action string) (apiAnswer, bool) {
 	if !c.postForm(w, r, func() string { return s.CSRF }) {
-		return
+		return apiAnswer{}, false
 	}
-	wid, rid := r.PathValue("id"), r.PathValue("runId")
-	a, err := c.api(r, s, http.MethodPost, apiExecutionPath(wid, rid)+"/rerun", nil, nil)
+	a, err := c.api(r, s, http.MethodPost, apiExecutionPath(r.PathValue("id"), r.PathValue("runId"))+"/"+action, nil, nil)
 	if err != nil {
 		c.serverError(w, r, err)
-		return
+		return a, false
 	}
 	if !a.OK() {
 		c.refused(w, r, s, a)
+		return a, false
+	}
+	return a, true
+}
+
+// rerunExecution asks the API to rerun a failed execution from its failed
+// step, then shows the new one; the API's refusal is shown on this one.
+func (c *Console) rerunExecution(w http.ResponseWriter, r *http.Request, s session) {
+	a, ok := c.executionAction(w, r, s, "rerun")
+	if !ok {
 		return
 	}
 	var next struct {
@@ -247,20 +257,9 @@ func (c *Console) rerunExecution(w http.ResponseWriter, r *http.Request, s sessi
 
 // cancelExecution asks the API to cancel a running execution.
 func (c *Console) cancelExecution(w http.ResponseWriter, r *http.Request, s session) {
-	if !c.postForm(w, r, func() string { return s.CSRF }) {
-		return
+	if _, ok := c.executionAction(w, r, s, "cancel"); ok {
+		c.done(w, r, executionPath(r.PathValue("id"), r.PathValue("runId")), "Execution cancelled.")
 	}
-	wid, rid := r.PathValue("id"), r.PathValue("runId")
-	a, err := c.api(r, s, http.MethodPost, apiExecutionPath(wid, rid)+"/cancel", nil, nil)
-	if err != nil {
-		c.serverError(w, r, err)
-		return
-	}
-	if !a.OK() {
-		c.refused(w, r, s, a)
-		return
-	}
-	c.done(w, r, executionPath(wid, rid), "Execution cancelled.")
 }
 
 // refused shows the execution again with the API's refusal of a form (a
